@@ -9,17 +9,17 @@ import (
 type tokKind int
 
 const (
-	tEOF     tokKind = iota
-	tIdent           // func, f32, tensor, true, nan …
-	tValue           // %12
-	tLabel           // ^bb3
-	tSymbol          // @name or @"name"
-	tInt             // 42, -7
-	tFloat           // 1.5, -2e-3
-	tHex             // 0xABCD (bytes)
-	tString          // "text"
-	tPunct           // ( ) [ ] { } < > , : = * ?
-	tArrow           // ->
+	tEOF    tokKind = iota
+	tIdent          // func, f32, tensor, true, nan …
+	tValue          // %12
+	tLabel          // ^bb3
+	tSymbol         // @name or @"name"
+	tInt            // 42, -7
+	tFloat          // 1.5, -2e-3
+	tHex            // 0xABCD (bytes)
+	tString         // "text"
+	tPunct          // ( ) [ ] { } < > , : = * ?
+	tArrow          // ->
 )
 
 type token struct {

@@ -229,7 +229,7 @@ type defSite struct {
 
 type regionInfo struct {
 	parent    *regionInfo
-	owner     Op    // nil for the function body
+	owner     Op     // nil for the function body
 	ownerBB   *Block // block holding owner
 	ownerIdx  int
 	blocks    map[*Block]bool
