@@ -1,0 +1,94 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/niro-dev/niro/importer"
+	"github.com/niro-dev/niro/niro"
+)
+
+// ImportCmd is `niro import`.
+type ImportCmd struct {
+	Model   string `arg:"" help:"ONNX model file." type:"existingfile"`
+	Output  string `short:"o" help:"Write the IR to FILE instead of standard output." placeholder:"FILE"`
+	Summary bool   `help:"Print a summary of the model instead of the IR."`
+	ShapeFlags
+}
+
+// Run imports the model and prints its IR or summary.
+func (c *ImportCmd) Run(env *Env) error {
+	if !isONNX(c.Model) {
+		return usagef("import reads .onnx models; %s is not one", c.Model)
+	}
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	if c.Summary {
+		s, err := importSummarize(c.Model, opts)
+		if err != nil {
+			return err
+		}
+		return writeOutput(env, c.Output, []byte(s.String()))
+	}
+	m, err := importImport(c.Model, opts)
+	if err != nil {
+		return err
+	}
+	return writeOutput(env, c.Output, []byte(m.String()))
+}
+
+// VerifyCmd is `niro verify`.
+type VerifyCmd struct {
+	File string `arg:"" help:"A .onnx or .niro file." type:"existingfile"`
+	ShapeFlags
+}
+
+// Run verifies the file; diagnostics go to standard error.
+func (c *VerifyCmd) Run(env *Env) error {
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	if _, err := loadModule(c.File, opts); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s: ok\n", c.File)
+	return nil
+}
+
+// FmtCmd is `niro fmt`.
+type FmtCmd struct {
+	File   string `arg:"" help:"A .niro file." type:"existingfile"`
+	Output string `short:"o" help:"Write to FILE instead of standard output." placeholder:"FILE"`
+	Write  bool   `short:"w" help:"Rewrite the file in place."`
+}
+
+// Run parses the file and prints it in canonical form. It does not require
+// the IR to verify, so invalid IR can be formatted too.
+func (c *FmtCmd) Run(env *Env) error {
+	src, err := os.ReadFile(c.File)
+	if err != nil {
+		return err
+	}
+	m, err := niro.Parse(c.File, src)
+	if err != nil {
+		return err
+	}
+	out := c.Output
+	if c.Write {
+		out = c.File
+	}
+	return writeOutput(env, out, []byte(m.String()))
+}
+
+// writeOutput writes data to path, or to standard output when path is ""
+// or "-".
+func writeOutput(env *Env, path string, data []byte) error {
+	if path == "" || path == "-" {
+		_, err := env.Stdout.Write(data)
+		return err
+	}
+	return os.WriteFile(path, data, 0o644)
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/importer"
+	"github.com/niro-dev/niro/niro"
+)
+
+// ShapeFlags are the flags that bind dynamic dimensions at import.
+type ShapeFlags struct {
+	Dim   []string `name:"dim" help:"Bind a symbolic ONNX dimension: NAME=VALUE (repeatable)." placeholder:"NAME=VALUE"`
+	Shape []string `name:"shape" help:"Fix an input's shape: INPUT=DIMS, e.g. x=1x3x224x224 (repeatable)." placeholder:"INPUT=DIMS"`
+}
+
+// options parses --dim and --shape into importer options.
+func (s ShapeFlags) options() (importer.Options, error) {
+	var opts importer.Options
+	for _, d := range s.Dim {
+		name, val, ok := strings.Cut(d, "=")
+		n, err := strconv.ParseInt(val, 10, 64)
+		if !ok || name == "" || err != nil || n < 0 {
+			return opts, usagef("--dim %q: want NAME=VALUE with a non-negative integer VALUE", d)
+		}
+		if opts.Dims == nil {
+			opts.Dims = map[string]int64{}
+		}
+		opts.Dims[name] = n
+	}
+	for _, sh := range s.Shape {
+		name, val, ok := strings.Cut(sh, "=")
+		if !ok || name == "" {
+			return opts, usagef("--shape %q: want INPUT=DIMS such as x=1x3x224x224", sh)
+		}
+		dims, err := parseDims(val)
+		if err != nil {
+			return opts, usagef("--shape %q: %v", sh, err)
+		}
+		if opts.Shapes == nil {
+			opts.Shapes = map[string][]int64{}
+		}
+		opts.Shapes[name] = dims
+	}
+	return opts, nil
+}
+
+// parseDims parses "1x3x224x224"; an empty string is rank 0.
+func parseDims(s string) ([]int64, error) {
+	dims := []int64{}
+	if s == "" {
+		return dims, nil
+	}
+	for _, part := range strings.Split(s, "x") {
+		n, err := strconv.ParseInt(part, 10, 64)
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("dimension %q is not a non-negative integer", part)
+		}
+		dims = append(dims, n)
+	}
+	return dims, nil
+}
+
+// isONNX reports whether path names an ONNX model (by extension).
+func isONNX(path string) bool {
+	return strings.EqualFold(filepath.Ext(path), ".onnx")
+}
+
+// loadModule reads a .onnx or .niro file into a verified module.
+func loadModule(path string, opts importer.Options) (*niro.Module, error) {
+	if isONNX(path) {
+		return importImport(path, opts)
+	}
+	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
+		return nil, usagef("--dim and --shape apply to .onnx models only")
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m, err := niro.Parse(path, src)
+	if err != nil {
+		return nil, err
+	}
+	if err := niro.Verify(m); err != nil {
+		return nil, fmt.Errorf("%s: invalid Niro IR:\n%w", path, err)
+	}
+	return m, nil
+}

@@ -1,0 +1,118 @@
+// Command niro compiles ONNX models to native code through MLIR.
+//
+// It imports a model into Niro IR, verifies it, prints MLIR text, and drives
+// the installed LLVM/MLIR tools to produce LLVM IR, objects and executables
+// that run on the host. See README.md for the command line and the ABI.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/alecthomas/kong"
+)
+
+// Exit codes, as PRODUCT.md fixes them.
+const (
+	exitOK      = 0
+	exitInput   = 1 // the input or the result is wrong
+	exitUsage   = 2 // bad usage
+	exitToolErr = 3 // a required external tool is missing or failed
+)
+
+// Globals are the flags every command accepts.
+type Globals struct {
+	LLVMPrefix string `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
+	KeepTemps  string `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
+}
+
+// CLI is the niro command line.
+type CLI struct {
+	Globals
+
+	Import  ImportCmd  `cmd:"" help:"Import an ONNX model and print verified Niro IR."`
+	Verify  VerifyCmd  `cmd:"" help:"Verify a .onnx or .niro file."`
+	Fmt     FmtCmd     `cmd:"" help:"Print a .niro file in canonical form."`
+	Emit    EmitCmd    `cmd:"" help:"Print MLIR text (linalg on tensors) for a model."`
+	Compile CompileCmd `cmd:"" help:"Compile a model for a target."`
+	Run     RunCmd     `cmd:"" help:"Compile a model for the host and run it."`
+	Test    TestCmd    `cmd:"" help:"Run a model on ONNX test-data folders and compare."`
+	Bench   BenchCmd   `cmd:"" help:"Compile a model for the host and time it."`
+	Doctor  DoctorCmd  `cmd:"" help:"Show which LLVM/MLIR tools were found."`
+}
+
+// exitCoder is implemented by errors that choose their exit code.
+type exitCoder interface{ ExitCode() int }
+
+// usageError is bad usage: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+func (e *usageError) ExitCode() int { return exitUsage }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes the command line and returns the exit code.
+func run(args []string, stdout, stderr io.Writer) int {
+	var cli CLI
+	exitCode := -1
+	parser, err := kong.New(&cli,
+		kong.Name("niro"),
+		kong.Description("niro compiles ONNX models to native code through MLIR."),
+		kong.UsageOnError(),
+		kong.Writers(stdout, stderr),
+		kong.Exit(func(code int) { exitCode = code }),
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+	)
+	if err != nil {
+		fmt.Fprintf(stderr, "niro: %v\n", err)
+		return exitUsage
+	}
+	ctx, err := parser.Parse(args)
+	if exitCode >= 0 {
+		return exitCode // --help
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "niro: %v\n", err)
+		return exitUsage
+	}
+	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}
+	if err := ctx.Run(env); err != nil {
+		return report(stderr, err)
+	}
+	return exitOK
+}
+
+// report prints err and returns its exit code.
+func report(stderr io.Writer, err error) int {
+	var silent *silentError
+	if !errors.As(err, &silent) {
+		fmt.Fprintf(stderr, "niro: %v\n", err)
+	}
+	var ec exitCoder
+	if errors.As(err, &ec) {
+		return ec.ExitCode()
+	}
+	return exitInput
+}
+
+// silentError carries an exit code for failures already reported.
+type silentError struct{ code int }
+
+func (e *silentError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+func (e *silentError) ExitCode() int { return e.code }
+
+// Env is what every command's Run receives.
+type Env struct {
+	*Globals
+	Stdout io.Writer
+	Stderr io.Writer
+}

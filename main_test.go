@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"niro": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the CLI suites under testdata/script. Scripts that need
+// the LLVM/MLIR tools use the condition [tools]; without the tools they
+// skip, unless NIRO_REQUIRE_TOOLS is set, in which case they fail.
+func TestScripts(t *testing.T) {
+	root, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(e *testscript.Env) error {
+			e.Setenv("NIRO_ROOT", root)
+			e.Setenv("ONNX_TESTS", filepath.Join(root, "..", "shared", "onnx-tests"))
+			for _, k := range []string{"NIRO_LLVM_PREFIX", "NIRO_REQUIRE_TOOLS", "PATH"} {
+				if v, ok := os.LookupEnv(k); ok {
+					e.Setenv(k, v)
+				}
+			}
+			return nil
+		},
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "tools":
+				ok := toolsInstalled()
+				if !ok && os.Getenv("NIRO_REQUIRE_TOOLS") != "" {
+					t.Fatalf("NIRO_REQUIRE_TOOLS is set but the LLVM/MLIR 22 tools are missing")
+				}
+				return ok, nil
+			case "onnxtests":
+				_, err := os.Stat(filepath.Join(root, "..", "shared", "onnx-tests", "INDEX.tsv"))
+				return err == nil, nil
+			}
+			return false, nil
+		},
+	})
+}
+
+func toolsInstalled() bool {
+	if p := os.Getenv("NIRO_LLVM_PREFIX"); p != "" {
+		_, err := os.Stat(filepath.Join(p, "mlir-opt"))
+		return err == nil
+	}
+	if _, err := os.Stat("/usr/lib/llvm-22/bin/mlir-opt"); err == nil {
+		return true
+	}
+	_, err := exec.LookPath("mlir-opt")
+	return err == nil
+}
