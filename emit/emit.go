@@ -1,0 +1,449 @@
+// Package emit lowers Niro IR to MLIR text in the linalg, tensor, arith,
+// math, func, scf, cf, memref and bufferization dialects.
+//
+// [Module] writes one func.func per Niro function and needs no external
+// tool. Element-wise Add and Mul on tensors become a tensor.empty plus one
+// broadcasting linalg.generic; MatMul becomes a zero fill and a contraction
+// generic tagged niro.contraction; Transpose a generic with a permuted input
+// map; TensorExtract a tensor.extract; control flow becomes cf branches and
+// scf.if. Large globals and constants never pass through the text: they go
+// into a weights [Blob] that the compiled code reads in place through a
+// leading memref<Nxi8> parameter of the entry function, which every call
+// passes on to the functions that read the blob. Only the entry function is
+// exported; the others are private with internal linkage. [Header] writes
+// the C header of the compiled entry function. docs/emit.md describes every
+// rule.
+package emit
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// DefaultInlineLimit is the largest global, in bytes, that [Module] writes
+// into the MLIR text when [Options.InlineLimit] is zero.
+const DefaultInlineLimit = 4096
+
+// Options controls [Module].
+type Options struct {
+	// InlineLimit is the largest tensor global or constant, in bytes, that
+	// is written into the MLIR text. Larger ones go into the weights blob,
+	// unless all their elements are equal (a splat stays small in the text).
+	// Zero means DefaultInlineLimit; a negative limit puts every tensor
+	// global and tensor constant that is not a splat into the blob.
+	InlineLimit int64
+}
+
+func (o Options) inlineLimit() int64 {
+	if o.InlineLimit == 0 {
+		return DefaultInlineLimit
+	}
+	return o.InlineLimit
+}
+
+// Output is the result of [Module].
+type Output struct {
+	// MLIR is the module's MLIR text.
+	MLIR string
+	// Blob holds the large tensors the compiled code reads in place; nil
+	// when there are none.
+	Blob *Blob
+	// Entry describes the entry function's interface.
+	Entry Entry
+}
+
+// Entry describes the entry function: the one the compiled model exports.
+type Entry struct {
+	// Name is the function's symbol, a valid C identifier.
+	Name string
+	// HasWeights reports whether the function takes the weights blob as a
+	// leading memref<Nxi8> parameter (a const void * in the C ABI).
+	HasWeights bool
+	// Inputs and Outputs are the function's parameters and results, in
+	// order, after the weights parameter.
+	Inputs, Outputs []Param
+}
+
+// Param is one input or output of the entry function.
+type Param struct {
+	// Name is the name the IR gives it (an ONNX graph input or output
+	// name), or "" when unnamed.
+	Name string
+	// Type is its Niro type.
+	Type niro.Type
+}
+
+// Module lowers m to MLIR text. It runs [niro.Verify] first and returns
+// its diagnostics for an invalid module. It then reports everything it
+// cannot lower, collected rather than stopping at the first: the error
+// joins one error per unsupported op, element type or construct, each
+// naming its function and the op's location or the value.
+func Module(m *niro.Module, opts Options) (*Output, error) {
+	if m == nil {
+		return nil, errors.New("emit: nil module")
+	}
+	if err := niro.Verify(m); err != nil {
+		return nil, fmt.Errorf("emit: invalid module:\n%w", err)
+	}
+	entry := m.Entry()
+	if entry == nil {
+		if name, ok := m.Attrs["entry"].(niro.StringAttr); ok {
+			return nil, fmt.Errorf("emit: entry function @%s is not defined in the module", string(name))
+		}
+		return nil, errors.New("emit: module has no function with a body to serve as the entry")
+	}
+	if entry.Body == nil {
+		return nil, fmt.Errorf("emit: entry function @%s has no body", entry.Name)
+	}
+	if !isCIdent(entry.Name) {
+		return nil, fmt.Errorf("emit: entry function name %q is not a valid C identifier", entry.Name)
+	}
+	e := &emitter{
+		m:       m,
+		opts:    opts,
+		entry:   entry,
+		globals: map[string]*niro.Global{},
+		funcs:   map[string]*niro.Function{},
+	}
+	for _, g := range m.Globals {
+		if g != nil {
+			e.globals[g.Name] = g
+		}
+	}
+	for _, f := range m.Functions {
+		if f != nil {
+			e.funcs[f.Name] = f
+		}
+	}
+	e.planData()
+	var sb strings.Builder
+	sb.WriteString("module {\n")
+	e.writeGlobals(&sb)
+	for _, f := range m.Functions {
+		if f == nil {
+			continue
+		}
+		fe := newFuncEmitter(e, f)
+		fe.function()
+		sb.WriteString(fe.out.String())
+	}
+	sb.WriteString("}\n")
+	if len(e.errs) > 0 {
+		return nil, errors.Join(e.errs...)
+	}
+	out := &Output{MLIR: sb.String(), Entry: Entry{Name: entry.Name, HasWeights: e.needsWeights(entry)}}
+	if len(e.blob.Entries) > 0 {
+		out.Blob = &e.blob
+	}
+	for i, t := range entry.Type.Inputs {
+		out.Entry.Inputs = append(out.Entry.Inputs, Param{Name: nameAt(entry.InputNames, i), Type: t})
+	}
+	for i, t := range entry.Type.Outputs {
+		out.Entry.Outputs = append(out.Entry.Outputs, Param{Name: nameAt(entry.OutputNames, i), Type: t})
+	}
+	return out, nil
+}
+
+func nameAt(names []*string, i int) string {
+	if i < len(names) && names[i] != nil {
+		return *names[i]
+	}
+	return ""
+}
+
+// emitter holds the module-wide state.
+type emitter struct {
+	m       *niro.Module
+	opts    Options
+	entry   *niro.Function
+	globals map[string]*niro.Global
+	funcs   map[string]*niro.Function
+
+	// data placement, decided by planData
+	blob       Blob
+	blobIndex  map[string]int  // blob entry key -> index in blob.Entries
+	textGlobal []*niro.Global  // globals written as memref.global, in module order
+	weightsFns map[string]bool // functions that take the weights parameter
+
+	errs []error
+}
+
+func (e *emitter) errorf(format string, args ...any) {
+	e.errs = append(e.errs, fmt.Errorf("emit: "+format, args...))
+}
+
+// funcEmitter writes one function.
+type funcEmitter struct {
+	e  *emitter
+	f  *niro.Function
+	fn string // "func @name" for messages
+
+	out    strings.Builder // the whole function
+	body   strings.Builder // the entry block's ops after the prologue, then the other blocks
+	indent int
+
+	blocks   map[*niro.Block]int
+	cur      niro.Op        // the op being lowered, for messages
+	temp     int            // next %tN
+	consts   map[int64]bool // index constants used, hoisted into the prologue
+	constSeq []int64
+	badValue map[niro.ValueID]bool // values already reported
+}
+
+func newFuncEmitter(e *emitter, f *niro.Function) *funcEmitter {
+	return &funcEmitter{
+		e:        e,
+		f:        f,
+		fn:       "func " + symbol(f.Name),
+		blocks:   map[*niro.Block]int{},
+		consts:   map[int64]bool{},
+		badValue: map[niro.ValueID]bool{},
+	}
+}
+
+func (fe *funcEmitter) errorf(format string, args ...any) {
+	fe.e.errorf("%s: "+format, append([]any{fe.fn}, args...)...)
+}
+
+// opErrorf reports a problem with op, naming its location when it has one.
+func (fe *funcEmitter) opErrorf(op niro.Op, format string, args ...any) {
+	fe.errorf("%s%s", fmt.Sprintf(format, args...), locSuffix(op))
+}
+
+// locSuffix returns ` (node "NAME")` for an op with a location, else "".
+func locSuffix(op niro.Op) string {
+	if op == nil || op.Location() == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (node %q)", op.Location())
+}
+
+// line writes one line of the body at the current indentation.
+func (fe *funcEmitter) line(format string, args ...any) {
+	for i := 0; i < fe.indent; i++ {
+		fe.body.WriteString("  ")
+	}
+	fmt.Fprintf(&fe.body, format, args...)
+	fe.body.WriteByte('\n')
+}
+
+// tmp returns a fresh SSA name for a value the emitter introduces.
+func (fe *funcEmitter) tmp() string {
+	s := "%t" + strconv.Itoa(fe.temp)
+	fe.temp++
+	return s
+}
+
+// index returns the name of an index constant, hoisted to the start of the
+// function so that it dominates every use.
+func (fe *funcEmitter) index(n int64) string {
+	if !fe.consts[n] {
+		fe.consts[n] = true
+		fe.constSeq = append(fe.constSeq, n)
+	}
+	return "%c" + strconv.FormatInt(n, 10)
+}
+
+// name returns the SSA name of a Niro value: %ID, as Niro prints it.
+func name(v niro.Value) string { return "%" + strconv.FormatUint(uint64(v.ID), 10) }
+
+// names returns the comma-separated SSA names of vs.
+func names(vs []niro.Value) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = name(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// typ returns the MLIR type of v, reporting an unsupported type once per
+// value.
+func (fe *funcEmitter) typ(v niro.Value) string {
+	s, err := mlirType(v.Type)
+	if err != nil {
+		if !fe.badValue[v.ID] {
+			fe.badValue[v.ID] = true
+			fe.errorf("value %s: %v%s", name(v), err, locSuffix(fe.cur))
+		}
+		return "<unsupported>"
+	}
+	return s
+}
+
+// types returns the comma-separated MLIR types of vs.
+func (fe *funcEmitter) types(vs []niro.Value) string {
+	parts := make([]string, len(vs))
+	for i, v := range vs {
+		parts[i] = fe.typ(v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// op lowers one op. It is the single dispatch point over Niro's op kinds.
+func (fe *funcEmitter) op(op niro.Op) {
+	saved := fe.cur
+	fe.cur = op
+	defer func() { fe.cur = saved }()
+	switch op := op.(type) {
+	case *niro.Const:
+		fe.constOp(op)
+	case *niro.GetGlobal:
+		fe.getGlobal(op)
+	case *niro.Transpose:
+		fe.transpose(op)
+	case *niro.TensorExtract:
+		fe.tensorExtract(op)
+	case *niro.Add:
+		fe.binary(op, opAdd, op.Result, op.LHS, op.RHS)
+	case *niro.Mul:
+		fe.binary(op, opMul, op.Result, op.LHS, op.RHS)
+	case *niro.MatMul:
+		fe.matmul(op)
+	case *niro.Call:
+		fe.call(op)
+	case *niro.Branch:
+		fe.branch(op)
+	case *niro.CondBranch:
+		fe.condBranch(op)
+	case *niro.Return:
+		fe.ret(op)
+	case *niro.Yield:
+		fe.yield(op)
+	case *niro.If:
+		fe.ifOp(op)
+	case *niro.UnknownOp:
+		fe.unknown(op)
+	default:
+		panic(fmt.Sprintf("emit: unhandled op %T", op))
+	}
+}
+
+// scalarType returns the MLIR spelling of an element type. Integers are
+// signless: unsigned types share the spelling of their signed width and
+// differ only in the operations chosen for them.
+func scalarType(s niro.ScalarType) (string, error) {
+	switch s {
+	case niro.Bool:
+		return "i1", nil
+	case niro.I8, niro.U8:
+		return "i8", nil
+	case niro.I16, niro.U16:
+		return "i16", nil
+	case niro.I32, niro.U32:
+		return "i32", nil
+	case niro.I64, niro.U64:
+		return "i64", nil
+	case niro.F16, niro.BF16, niro.F32, niro.F64:
+		return s.String(), nil
+	}
+	return "", fmt.Errorf("element type %s has no MLIR lowering", s)
+}
+
+// mlirType returns the MLIR spelling of a Niro type.
+func mlirType(t niro.Type) (string, error) {
+	switch t := t.(type) {
+	case niro.ScalarType:
+		return scalarType(t)
+	case niro.TensorType:
+		elem, err := scalarType(t.Elem)
+		if err != nil {
+			return "", err
+		}
+		return "tensor<" + shapePrefix(t) + elem + ">", nil
+	case nil:
+		return "", errors.New("missing type")
+	default:
+		panic(fmt.Sprintf("emit: unhandled type %T", t))
+	}
+}
+
+// shapePrefix returns "2x?x" for dims [2, ?], "*x" for an unranked tensor
+// and "" for rank zero.
+func shapePrefix(t niro.TensorType) string {
+	if t.Unranked {
+		return "*x"
+	}
+	var sb strings.Builder
+	for _, d := range t.Dims {
+		if d < 0 {
+			sb.WriteString("?")
+		} else {
+			sb.WriteString(strconv.FormatInt(d, 10))
+		}
+		sb.WriteString("x")
+	}
+	return sb.String()
+}
+
+// symbol returns @name, quoted when name is not an MLIR bare identifier.
+func symbol(name string) string {
+	if isBareID(name) {
+		return "@" + name
+	}
+	return "@" + quote(name)
+}
+
+// isBareID reports whether s is an MLIR bare-id: (letter|_)(letter|digit|_|$|.)*.
+func isBareID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && (c >= '0' && c <= '9' || c == '$' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// quote returns s as an MLIR string literal: printable ASCII as is, every
+// other byte as a two-digit hex escape.
+func quote(s string) string {
+	var sb strings.Builder
+	sb.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			sb.WriteByte(c)
+		} else {
+			fmt.Fprintf(&sb, "\\%02X", c)
+		}
+	}
+	sb.WriteByte('"')
+	return sb.String()
+}
+
+// isCIdent reports whether s is a C identifier that is not a keyword.
+func isCIdent(s string) bool {
+	if s == "" || cKeywords[s] {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+		case i > 0 && c >= '0' && c <= '9':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+var cKeywords = map[string]bool{
+	"auto": true, "break": true, "case": true, "char": true, "const": true, "continue": true,
+	"default": true, "do": true, "double": true, "else": true, "enum": true, "extern": true,
+	"float": true, "for": true, "goto": true, "if": true, "inline": true, "int": true,
+	"long": true, "register": true, "restrict": true, "return": true, "short": true,
+	"signed": true, "sizeof": true, "static": true, "struct": true, "switch": true,
+	"typedef": true, "union": true, "unsigned": true, "void": true, "volatile": true,
+	"while": true, "bool": true, "true": true, "false": true,
+}

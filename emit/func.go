@@ -1,0 +1,268 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// weightsArg is the SSA name of the weights parameter.
+const weightsArg = "%weights"
+
+// function writes f: a private declaration without a body; a definition
+// otherwise, public for the entry function and private, with internal LLVM
+// linkage, for the others.
+func (fe *funcEmitter) function() {
+	f := fe.f
+	entry := f.Entry()
+	var params []string
+	switch {
+	case f.Body == nil:
+		for i, t := range f.Type.Inputs {
+			params = append(params, fe.sigType(t, "input", i))
+		}
+	case entry == nil:
+		fe.errorf("body has no entry block")
+		return
+	case len(entry.Args) != len(f.Type.Inputs):
+		fe.errorf("entry block has %d arguments for %d inputs", len(entry.Args), len(f.Type.Inputs))
+		return
+	default:
+		if fe.e.needsWeights(f) {
+			params = append(params, weightsArg+": "+fe.e.weightsType())
+		}
+		for i, a := range entry.Args {
+			t, err := mlirType(a.Type)
+			if err != nil {
+				fe.badValue[a.ID] = true
+				fe.errorf("input %d (%s): %v", i, name(a), err)
+				t = "<unsupported>"
+			}
+			params = append(params, name(a)+": "+t)
+		}
+	}
+	outs := make([]string, len(f.Type.Outputs))
+	for i, t := range f.Type.Outputs {
+		outs[i] = fe.sigType(t, "output", i)
+	}
+	results := ""
+	switch len(outs) {
+	case 0:
+	case 1:
+		results = " -> " + outs[0]
+	default:
+		results = " -> (" + strings.Join(outs, ", ") + ")"
+	}
+	if f.Body == nil {
+		fmt.Fprintf(&fe.out, "  func.func private %s(%s)%s\n", symbol(f.Name), strings.Join(params, ", "), results)
+		return
+	}
+	// Only the entry function is exported: the others are private in
+	// MLIR and internal in LLVM, so two compiled models never clash on a
+	// helper's symbol.
+	visibility, attrs := "private ", " attributes {llvm.linkage = #llvm.linkage<internal>}"
+	if f == fe.e.entry {
+		visibility, attrs = "", ""
+	}
+	for i, b := range f.Body.Blocks {
+		fe.blocks[b] = i
+	}
+	fe.indent = 2
+	for i, b := range f.Body.Blocks {
+		if b == nil {
+			fe.errorf("nil block")
+			continue
+		}
+		if i > 0 {
+			fe.label(b, i)
+		}
+		fe.block(b, regionFunc)
+	}
+	fmt.Fprintf(&fe.out, "  func.func %s%s(%s)%s%s {\n", visibility, symbol(f.Name), strings.Join(params, ", "), results, attrs)
+	for _, n := range fe.constSeq {
+		fmt.Fprintf(&fe.out, "    %%c%d = arith.constant %d : index\n", n, n)
+	}
+	fe.out.WriteString(fe.body.String())
+	fe.out.WriteString("  }\n")
+}
+
+// sigType returns the MLIR type of a signature entry, reporting an
+// unsupported one.
+func (fe *funcEmitter) sigType(t niro.Type, side string, i int) string {
+	s, err := mlirType(t)
+	if err != nil {
+		fe.errorf("%s %d: %v", side, i, err)
+		return "<unsupported>"
+	}
+	return s
+}
+
+// label writes a block label with its arguments.
+func (fe *funcEmitter) label(b *niro.Block, i int) {
+	args := make([]string, len(b.Args))
+	for j, a := range b.Args {
+		args[j] = name(a) + ": " + fe.typ(a)
+	}
+	l := "^bb" + strconv.Itoa(i)
+	if len(args) > 0 {
+		l += "(" + strings.Join(args, ", ") + ")"
+	}
+	saved := fe.indent
+	fe.indent = 1
+	fe.line("%s:", l)
+	fe.indent = saved
+}
+
+// regionKind says which terminator a region's blocks end with.
+type regionKind int
+
+const (
+	regionFunc regionKind = iota // a function body: Return and branches
+	regionIf                     // an If arm: Yield
+)
+
+// block writes the ops of b.
+func (fe *funcEmitter) block(b *niro.Block, kind regionKind) {
+	if b.Terminator() == nil {
+		fe.errorf("block ^bb%d does not end with a terminator", fe.blocks[b])
+	}
+	for _, op := range b.Ops {
+		if op == nil {
+			fe.errorf("nil op")
+			continue
+		}
+		switch op.(type) {
+		case *niro.Return, *niro.Branch, *niro.CondBranch:
+			if kind != regionFunc {
+				fe.opErrorf(op, "%s inside an if region", op.Name())
+				continue
+			}
+		case *niro.Yield:
+			if kind != regionIf {
+				fe.opErrorf(op, "yield outside an if region")
+				continue
+			}
+		}
+		fe.op(op)
+	}
+}
+
+// unknown refuses an op Niro does not model, naming it, its results and
+// its location.
+func (fe *funcEmitter) unknown(op *niro.UnknownOp) {
+	what := "unsupported op " + op.OpName
+	if len(op.Res) > 0 {
+		what += " defining " + names(op.Res)
+	}
+	fe.opErrorf(op, "%s", what)
+}
+
+// call lowers Call to func.call, passing the weights along when the callee
+// reads them.
+func (fe *funcEmitter) call(op *niro.Call) {
+	callee := fe.e.funcs[op.Callee]
+	if callee == nil {
+		fe.opErrorf(op, "call of undefined function %s", symbol(op.Callee))
+		return
+	}
+	args, types := names(op.Args), fe.types(op.Args)
+	if fe.e.needsWeights(callee) {
+		args = joinNonEmpty(weightsArg, args)
+		types = joinNonEmpty(fe.e.weightsType(), types)
+	}
+	lhs := ""
+	if len(op.Res) > 0 {
+		lhs = names(op.Res) + " = "
+	}
+	fe.line("%sfunc.call %s(%s) : (%s) -> (%s)", lhs, symbol(op.Callee), args, types, fe.types(op.Res))
+}
+
+func joinNonEmpty(a, b string) string {
+	if b == "" {
+		return a
+	}
+	return a + ", " + b
+}
+
+// ret lowers Return to func.return.
+func (fe *funcEmitter) ret(op *niro.Return) {
+	if len(op.Values) == 0 {
+		fe.line("func.return")
+		return
+	}
+	fe.line("func.return %s : %s", names(op.Values), fe.types(op.Values))
+}
+
+// getGlobal lowers GetGlobal: a scalar global to arith.constant, a tensor
+// written in the text to memref.get_global, a large one to a view of the
+// weights blob; both tensors reach the body through bufferization.to_tensor
+// restrict, so the data is read in place.
+func (fe *funcEmitter) getGlobal(op *niro.GetGlobal) {
+	res := op.Result
+	g := fe.e.globals[op.Global]
+	if g == nil {
+		fe.opErrorf(op, "get_global %s: no global %s", name(res), symbol(op.Global))
+		return
+	}
+	if !niro.TypesEqual(g.Type, res.Type) {
+		fe.opErrorf(op, "get_global %s: global %s has type %s, not %s", name(res), symbol(g.Name), typeName(g.Type), typeName(res.Type))
+		return
+	}
+	t := fe.typ(res)
+	switch gt := g.Type.(type) {
+	case niro.ScalarType:
+		attr, err := scalarAttr(gt, g.Init)
+		if err != nil {
+			fe.opErrorf(op, "get_global %s: global %s: %v", name(res), symbol(g.Name), err)
+			return
+		}
+		if gt == niro.Bool {
+			fe.line("%s = arith.constant %s", name(res), attr)
+		} else {
+			fe.line("%s = arith.constant %s : %s", name(res), attr, t)
+		}
+	case niro.TensorType:
+		if i, ok := fe.e.blobIndex[g.Name]; ok {
+			fe.blobView(name(res), fe.e.blob.Entries[i], gt)
+			return
+		}
+		mt, err := memrefType(gt)
+		if err != nil {
+			return // reported with the global
+		}
+		m := fe.tmp()
+		fe.line("%s = memref.get_global %s : %s", m, symbol(g.Name), mt)
+		fe.line("%s = bufferization.to_tensor %s restrict : %s to %s", name(res), m, mt, t)
+	case nil:
+	default:
+		panic(fmt.Sprintf("emit: unhandled type %T", gt))
+	}
+}
+
+// blobView writes dst as a read-only tensor over entry's bytes in the
+// weights blob.
+func (fe *funcEmitter) blobView(dst string, entry BlobEntry, t niro.TensorType) {
+	mt, err := memrefType(t)
+	if err != nil {
+		fe.errorf("%s: %v", dst, err)
+		return
+	}
+	tt, _ := mlirType(t) // memrefType checked the element type
+	v := fe.tmp()
+	fe.line("%s = memref.view %s[%s][] : %s to %s", v, weightsArg, fe.index(entry.Offset), fe.e.weightsType(), mt)
+	fe.line("%s = bufferization.to_tensor %s restrict : %s to %s", dst, v, mt, tt)
+}
+
+// memrefType returns memref<dims x elem> for a static tensor type.
+func memrefType(t niro.TensorType) (string, error) {
+	if !t.HasStaticShape() {
+		return "", fmt.Errorf("%s has no static shape", t)
+	}
+	elem, err := scalarType(t.Elem)
+	if err != nil {
+		return "", err
+	}
+	return "memref<" + shapePrefix(t) + elem + ">", nil
+}

@@ -1,0 +1,385 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// genericOperand is one input or output of a linalg.generic.
+type genericOperand struct {
+	name string // SSA name
+	typ  string // MLIR type: tensor<...> or a scalar
+	elem string // element (block argument) type
+	amap string // indexing map
+}
+
+// generic writes dst = linalg.generic over ins into out. body receives the
+// block argument names (ins, then out) and writes the body's ops; it
+// returns the value to yield. attrs, when non-empty, is written as
+// "attrs = {...}".
+func (fe *funcEmitter) generic(dst string, iters []string, ins []genericOperand, out genericOperand, attrs string, body func(args []string) string) {
+	maps := make([]string, 0, len(ins)+1)
+	for _, in := range ins {
+		maps = append(maps, in.amap)
+	}
+	maps = append(maps, out.amap)
+	quoted := make([]string, len(iters))
+	for i, it := range iters {
+		quoted[i] = strconv.Quote(it)
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}",
+		dst, strings.Join(maps, ", "), strings.Join(quoted, ", "))
+	if len(ins) > 0 {
+		inNames := make([]string, len(ins))
+		inTypes := make([]string, len(ins))
+		for i, in := range ins {
+			inNames[i], inTypes[i] = in.name, in.typ
+		}
+		fmt.Fprintf(&sb, " ins(%s : %s)", strings.Join(inNames, ", "), strings.Join(inTypes, ", "))
+	}
+	fmt.Fprintf(&sb, " outs(%s : %s)", out.name, out.typ)
+	if attrs != "" {
+		fmt.Fprintf(&sb, " attrs = {%s}", attrs)
+	}
+	sb.WriteString(" {")
+	fe.line("%s", sb.String())
+
+	args := make([]string, 0, len(ins)+1)
+	decls := make([]string, 0, len(ins)+1)
+	for _, o := range append(append([]genericOperand(nil), ins...), out) {
+		a := fe.tmp()
+		args = append(args, a)
+		decls = append(decls, a+": "+o.elem)
+	}
+	fe.line("^bb0(%s):", strings.Join(decls, ", "))
+	fe.indent++
+	y := body(args)
+	fe.line("linalg.yield %s : %s", y, out.elem)
+	fe.indent--
+	fe.line("} -> %s", out.typ)
+}
+
+// affineMap returns affine_map<(d0, ..., dn-1) -> (exprs)>.
+func affineMap(n int, exprs []string) string {
+	return "affine_map<(" + strings.Join(dimNames(n), ", ") + ") -> (" + strings.Join(exprs, ", ") + ")>"
+}
+
+// identityMap returns the identity map of rank n.
+func identityMap(n int) string { return affineMap(n, dimNames(n)) }
+
+func dimNames(n int) []string {
+	ds := make([]string, n)
+	for i := range ds {
+		ds[i] = "d" + strconv.Itoa(i)
+	}
+	return ds
+}
+
+func parallel(n int) []string {
+	its := make([]string, n)
+	for i := range its {
+		its[i] = "parallel"
+	}
+	return its
+}
+
+// rankedTensor returns v's type as a ranked tensor type, or false.
+func rankedTensor(v niro.Value) (niro.TensorType, bool) {
+	t, ok := v.Type.(niro.TensorType)
+	return t, ok && !t.Unranked
+}
+
+// tensorTypeOf returns the MLIR spelling of a ranked tensor type with the
+// given element type.
+func tensorTypeOf(dims []int64, elem string) string {
+	return "tensor<" + shapePrefix(niro.TensorType{Dims: dims}) + elem + ">"
+}
+
+// dim returns an index value holding extent axis of tensor v: a constant
+// when static, else a tensor.dim.
+func (fe *funcEmitter) dim(v niro.Value, t niro.TensorType, axis int) string {
+	if d := t.Dims[axis]; d >= 0 {
+		return fe.index(d)
+	}
+	d := fe.tmp()
+	fe.line("%s = tensor.dim %s, %s : %s", d, name(v), fe.index(int64(axis)), fe.typ(v))
+	return d
+}
+
+// empty writes a tensor.empty of the given shape and element type. dyn
+// supplies the index value of each dynamic axis.
+func (fe *funcEmitter) empty(dims []int64, elem string, dyn func(axis int) string) string {
+	var sizes []string
+	for i, d := range dims {
+		if d < 0 {
+			sizes = append(sizes, dyn(i))
+		}
+	}
+	t := fe.tmp()
+	fe.line("%s = tensor.empty(%s) : %s", t, strings.Join(sizes, ", "), tensorTypeOf(dims, elem))
+	return t
+}
+
+// binary lowers Add or Mul: scalars to one arith op, tensors to a
+// broadcasting linalg.generic.
+func (fe *funcEmitter) binary(op niro.Op, k arithKind, res, lhs, rhs niro.Value) {
+	switch res.Type.(type) {
+	case niro.ScalarType:
+		fe.scalarBinary(op, k, res, lhs, rhs)
+	case niro.TensorType:
+		fe.tensorBinary(op, k, res, lhs, rhs)
+	default:
+		fe.typ(res)
+	}
+}
+
+// tensorBinary lowers element-wise Add or Mul to tensor.empty plus one
+// linalg.generic whose operand maps broadcast: shapes align at the
+// trailing axis, a lower-rank operand supplies the innermost axes, and an
+// operand's extent of 1 where the result's is not maps to the constant 0.
+// A dynamic result extent is read with tensor.dim from an operand whose
+// extent there is dynamic, which therefore is not stretched.
+func (fe *funcEmitter) tensorBinary(op niro.Op, k arithKind, res, lhs, rhs niro.Value) {
+	rt, ok := rankedTensor(res)
+	lt, ok1 := rankedTensor(lhs)
+	xt, ok2 := rankedTensor(rhs)
+	if !ok || !ok1 || !ok2 {
+		fe.opErrorf(op, "%s %s: element-wise operands and result must be ranked tensors, got (%s, %s) -> %s",
+			k, name(res), typeName(lhs.Type), typeName(rhs.Type), typeName(res.Type))
+		return
+	}
+	if lt.Elem != rt.Elem || xt.Elem != rt.Elem {
+		fe.opErrorf(op, "%s %s: operand types %s and %s do not match result element type %s", k, name(res), lt, xt, rt.Elem)
+		return
+	}
+	elem, err := scalarType(rt.Elem)
+	if err != nil {
+		fe.typ(res)
+		return
+	}
+	if rt.Elem == niro.Bool {
+		fe.opErrorf(op, "%s %s: %s is not defined on element type %s", k, name(res), k, rt.Elem)
+		return
+	}
+	R := len(rt.Dims)
+	operands := []niro.Value{lhs, rhs}
+	types := []niro.TensorType{lt, xt}
+	ins := make([]genericOperand, 2)
+	for i, v := range operands {
+		m, err := broadcastMap(types[i].Dims, rt.Dims)
+		if err != nil {
+			fe.opErrorf(op, "%s %s: operand #%d %s does not broadcast to %s: %v", k, name(res), i, types[i], rt, err)
+			return
+		}
+		ins[i] = genericOperand{name: name(v), typ: fe.typ(v), elem: elem, amap: m}
+	}
+	dst := fe.empty(rt.Dims, elem, func(j int) string {
+		// Prefer an operand with a static extent other than 1, then one
+		// with a dynamic extent, which is never stretched.
+		for pass := 0; pass < 2; pass++ {
+			for i, t := range types {
+				a := j - (R - len(t.Dims))
+				if a < 0 {
+					continue
+				}
+				d := t.Dims[a]
+				if pass == 0 && d >= 0 && d != 1 {
+					return fe.index(d)
+				}
+				if pass == 1 && d < 0 {
+					return fe.dim(operands[i], t, a)
+				}
+			}
+		}
+		return fe.index(1) // every operand has extent 1 or lacks the axis
+	})
+	out := genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)}
+	fe.generic(name(res), parallel(R), ins, out, "", func(args []string) string {
+		y, err := fe.arith(k, rt.Elem, "", args[0], args[1])
+		if err != nil {
+			fe.opErrorf(op, "%s %s: %v", k, name(res), err)
+		}
+		return y
+	})
+}
+
+// broadcastMap returns the indexing map that reads an operand of shape
+// dims at each point of a result of shape res.
+func broadcastMap(dims, res []int64) (string, error) {
+	R := len(res)
+	if len(dims) > R {
+		return "", fmt.Errorf("operand rank %d exceeds result rank %d", len(dims), R)
+	}
+	exprs := make([]string, len(dims))
+	for a, d := range dims {
+		j := R - len(dims) + a
+		r := res[j]
+		switch {
+		case d == 1 && r != 1:
+			exprs[a] = "0" // stretched
+		case d >= 0 && r >= 0 && d != r:
+			return "", fmt.Errorf("extent %d at axis %d against result extent %d", d, a, r)
+		default:
+			exprs[a] = "d" + strconv.Itoa(j)
+		}
+	}
+	return affineMap(R, exprs), nil
+}
+
+// matmul lowers MatMul to a tensor.empty, a generic that fills it with
+// zero, and a contraction generic tagged niro.contraction that adds each
+// product to the accumulator in contracted order. Half-precision operands
+// are widened in the body and accumulated in f32; one final generic rounds
+// each element back once.
+func (fe *funcEmitter) matmul(op *niro.MatMul) {
+	res, lhs, rhs := op.Result, op.LHS, op.RHS
+	rt, ok := rankedTensor(res)
+	lt, ok1 := rankedTensor(lhs)
+	xt, ok2 := rankedTensor(rhs)
+	if !ok || !ok1 || !ok2 || len(rt.Dims) != 2 || len(lt.Dims) != 2 || len(xt.Dims) != 2 {
+		fe.opErrorf(op, "matmul %s: needs rank-2 tensors, got (%s, %s) -> %s",
+			name(res), typeName(lhs.Type), typeName(rhs.Type), typeName(res.Type))
+		return
+	}
+	if lt.Elem != rt.Elem || xt.Elem != rt.Elem {
+		fe.opErrorf(op, "matmul %s: operand types %s and %s do not match result element type %s", name(res), lt, xt, rt.Elem)
+		return
+	}
+	if !extentsMatch(lt.Dims[0], rt.Dims[0]) || !extentsMatch(xt.Dims[1], rt.Dims[1]) || !extentsMatch(lt.Dims[1], xt.Dims[0]) {
+		fe.opErrorf(op, "matmul %s: shapes %s and %s do not give %s", name(res), lt, xt, rt)
+		return
+	}
+	elem, err := scalarType(rt.Elem)
+	if err != nil {
+		fe.typ(res)
+		return
+	}
+	if !rt.Elem.IsFloat() && !rt.Elem.IsInt() {
+		fe.opErrorf(op, "matmul %s: not defined on element type %s", name(res), rt.Elem)
+		return
+	}
+	half := isHalf(rt.Elem)
+	acc := elem
+	if half {
+		acc = "f32"
+	}
+	accType := tensorTypeOf(rt.Dims, acc)
+	dyn := func(j int) string {
+		if j == 0 {
+			return fe.dim(lhs, lt, 0)
+		}
+		return fe.dim(rhs, xt, 1)
+	}
+	init := fe.empty(rt.Dims, acc, dyn)
+	zero := fe.tmp()
+	fe.line("%s = arith.constant %s : %s", zero, zeroAttr(rt.Elem), acc)
+	filled := fe.tmp()
+	fe.generic(filled, parallel(2),
+		[]genericOperand{{name: zero, typ: acc, elem: acc, amap: affineMap(2, nil)}},
+		genericOperand{name: init, typ: accType, elem: acc, amap: identityMap(2)},
+		"", func(args []string) string { return args[0] })
+
+	product := name(res)
+	if half {
+		product = fe.tmp()
+	}
+	ins := []genericOperand{
+		{name: name(lhs), typ: fe.typ(lhs), elem: elem, amap: affineMap(3, []string{"d0", "d2"})},
+		{name: name(rhs), typ: fe.typ(rhs), elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
+	}
+	out := genericOperand{name: filled, typ: accType, elem: acc, amap: affineMap(3, []string{"d0", "d1"})}
+	fe.generic(product, []string{"parallel", "parallel", "reduction"}, ins, out, "niro.contraction", func(args []string) string {
+		a, b, o := args[0], args[1], args[2]
+		if half {
+			wa, wb := fe.tmp(), fe.tmp()
+			fe.line("%s = arith.extf %s : %s to f32", wa, a, elem)
+			fe.line("%s = arith.extf %s : %s to f32", wb, b, elem)
+			a, b = wa, wb
+		}
+		p, s := fe.tmp(), fe.tmp()
+		switch {
+		case rt.Elem.IsFloat():
+			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+			fe.line("%s = arith.addf %s, %s : %s", s, o, p, acc)
+		default:
+			fe.line("%s = arith.muli %s, %s : %s", p, a, b, acc)
+			fe.line("%s = arith.addi %s, %s : %s", s, o, p, acc)
+		}
+		return s
+	})
+	if !half {
+		return
+	}
+	dst := fe.empty(rt.Dims, elem, dyn)
+	fe.generic(name(res), parallel(2),
+		[]genericOperand{{name: product, typ: accType, elem: acc, amap: identityMap(2)}},
+		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(2)},
+		"", func(args []string) string {
+			r := fe.tmp()
+			fe.line("%s = arith.truncf %s : f32 to %s", r, args[0], elem)
+			return r
+		})
+}
+
+// zeroAttr returns the zero a contraction over elements of type s starts
+// from, in its accumulator type (f32 for half precision).
+func zeroAttr(s niro.ScalarType) string {
+	switch {
+	case s == niro.F64:
+		return "0x0000000000000000"
+	case s.IsFloat():
+		return "0x00000000"
+	default:
+		return "0"
+	}
+}
+
+// extentsMatch reports whether two extents may be equal at run time.
+func extentsMatch(a, b int64) bool { return a == b || a < 0 || b < 0 }
+
+// transpose lowers Transpose to a generic whose input map is the inverse
+// permutation: result dimension i reads operand dimension Perm[i].
+func (fe *funcEmitter) transpose(op *niro.Transpose) {
+	res, x := op.Result, op.X
+	rt, ok := rankedTensor(res)
+	xt, ok1 := rankedTensor(x)
+	if !ok || !ok1 {
+		fe.opErrorf(op, "transpose %s: needs ranked tensors, got %s -> %s", name(res), typeName(x.Type), typeName(res.Type))
+		return
+	}
+	R := len(xt.Dims)
+	inv := make([]int, R)
+	valid := len(op.Perm) == R && len(rt.Dims) == R && rt.Elem == xt.Elem
+	for i := range inv {
+		inv[i] = -1
+	}
+	for i, p := range op.Perm {
+		if !valid || p < 0 || p >= R || inv[p] >= 0 || !extentsMatch(rt.Dims[i], xt.Dims[p]) {
+			valid = false
+			break
+		}
+		inv[p] = i
+	}
+	if !valid {
+		fe.opErrorf(op, "transpose %s: permutation %v does not take %s to %s", name(res), op.Perm, xt, rt)
+		return
+	}
+	elem, err := scalarType(rt.Elem)
+	if err != nil {
+		fe.typ(res)
+		return
+	}
+	exprs := make([]string, R)
+	for a, j := range inv {
+		exprs[a] = "d" + strconv.Itoa(j)
+	}
+	dst := fe.empty(rt.Dims, elem, func(j int) string { return fe.dim(x, xt, op.Perm[j]) })
+	fe.generic(name(res), parallel(R),
+		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: affineMap(R, exprs)}},
+		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
+		"", func(args []string) string { return args[0] })
+}
