@@ -57,7 +57,10 @@ func InferElementwise(x, y Type) (Type, error) {
 		return nil, fmt.Errorf("operand types %s and %s differ", typeString(x), typeString(y))
 	case TensorType:
 		yt, ok := y.(TensorType)
-		if !ok || x.Elem != yt.Elem {
+		if !ok {
+			return nil, fmt.Errorf("operand types %s and %s differ", x, typeString(y))
+		}
+		if x.Elem != yt.Elem {
 			return nil, fmt.Errorf("operand types %s and %s have different element types", x, typeString(y))
 		}
 		if x.Unranked || yt.Unranked {

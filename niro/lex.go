@@ -55,12 +55,15 @@ type lexer struct {
 	filename string
 }
 
+// ParseError is a syntax error of the textual form, at a 1-based line and
+// byte column of the named file.
 type ParseError struct {
 	File      string
 	Line, Col int
 	Msg       string
 }
 
+// Error returns "file:line:col: message".
 func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
@@ -277,7 +280,8 @@ func (lx *lexer) rawAngle() (string, int, int, error) {
 				lx.advance(i + 1 - lx.pos)
 				return body, line, col + 1, nil
 			}
-		case '\n':
+		case '\n', '(', ')', ',', '{', '}', '[', ']', '=', ':':
+			// None of these occurs in a type body.
 			return "", line, col, lx.errAt(line, col, "unterminated type: missing '>'")
 		}
 	}

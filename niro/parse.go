@@ -134,7 +134,11 @@ func (p *parser) global() (*Global, error) {
 		if err := p.advance(); err != nil {
 			return nil, err
 		}
+		litTok := p.tok
 		if g.Init, err = p.literal(); err != nil {
+			return nil, err
+		}
+		if err := p.checkIntText(litTok, t); err != nil {
 			return nil, err
 		}
 	}
@@ -191,11 +195,15 @@ func (p *parser) function() (*Function, error) {
 		if f.Body, err = p.region(); err != nil {
 			return nil, err
 		}
+		// Report the first use of an undefined label, in source order.
+		var first *token
 		for l := range p.labels {
-			if !p.defined[l] {
-				t := p.labelAt[l]
-				return nil, p.lx.errAt(t.line, t.col, "block ^%s is used but never defined", l)
+			if t := p.labelAt[l]; !p.defined[l] && (first == nil || t.line < first.line || t.line == first.line && t.col < first.col) {
+				first = &t
 			}
+		}
+		if first != nil {
+			return nil, p.lx.errAt(first.line, first.col, "block ^%s is used but never defined", first.text)
 		}
 		p.fn = nil
 	}
@@ -366,6 +374,22 @@ func parseInt(s string) (int64, error) {
 		return 0, err
 	}
 	return int64(u), nil
+}
+
+// checkIntText rejects integer literal text that an IntLit of scalar type
+// t cannot hold faithfully: a value above the int64 range is only the bit
+// pattern of a ui64, and a negative value is never a ui64. The verifier
+// cannot tell these apart once the text is parsed.
+func (p *parser) checkIntText(lit token, t Type) error {
+	st, ok := t.(ScalarType)
+	if lit.kind != tInt || !ok || !st.IsInt() {
+		return nil
+	}
+	v, err := strconv.ParseInt(lit.text, 10, 64)
+	if st == U64 && err == nil && v < 0 || st != U64 && err != nil {
+		return p.lx.errAt(lit.line, lit.col, "integer %s is out of range for %s", lit.text, st)
+	}
+	return nil
 }
 
 func parseFloat(s string) (float64, error) {
@@ -605,7 +629,10 @@ func (p *parser) typeListN(n int) ([]Type, error) {
 	ts := make([]Type, 0, n)
 	for i := 0; i < n; i++ {
 		if i > 0 {
-			if err := p.expectPunct(","); err != nil {
+			if !p.isPunct(",") {
+				return nil, p.errf("%d types for %d values", i, n)
+			}
+			if err := p.advance(); err != nil {
 				return nil, err
 			}
 		}
@@ -767,6 +794,7 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 	}
 	switch name {
 	case "const":
+		litTok := p.tok
 		lit, err := p.literal()
 		if err != nil {
 			return nil, err
@@ -776,6 +804,9 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 		}
 		t, err := p.typ()
 		if err != nil {
+			return nil, err
+		}
+		if err := p.checkIntText(litTok, t); err != nil {
 			return nil, err
 		}
 		results[0].Type = t

@@ -42,6 +42,14 @@ type printer struct {
 	indent int
 	blocks map[*Block]int // function-wide block numbers
 	nextBB int
+	// targeted holds the blocks that some op of the function branches to;
+	// such an entry block (invalid IR) prints with its label so that the
+	// text parses back.
+	targeted map[*Block]bool
+	// open holds the regions being numbered or printed, so that a region
+	// that (invalidly) contains itself prints as a placeholder instead of
+	// recursing forever.
+	open map[*Region]bool
 }
 
 func (p *printer) printf(format string, args ...any) { fmt.Fprintf(p.w, format, args...) }
@@ -92,7 +100,7 @@ func (p *printer) global(g *Global) {
 	p.str(typeString(g.Type))
 	if g.Init != nil {
 		p.str(" = ")
-		p.literal(g.Init)
+		p.typedLiteral(g.Init, g.Type)
 	}
 	p.str("\n")
 }
@@ -124,6 +132,7 @@ func (p *printer) function(f *Function) {
 	if f.Body != nil {
 		p.blocks = map[*Block]int{}
 		p.nextBB = 0
+		p.targeted = map[*Block]bool{}
 		p.numberRegion(f.Body)
 		p.str(" ")
 		p.region(f.Body)
@@ -147,10 +156,16 @@ func (p *printer) nameList(names []*string) {
 }
 
 // numberRegion gives every block of the region a number, then the blocks
-// of nested regions, so labels are unique across the function.
+// of nested regions, so labels are unique across the function. It also
+// records the blocks that ops branch to.
 func (p *printer) numberRegion(r *Region) {
-	if r == nil {
+	if r == nil || p.open[r] {
 		return
+	}
+	p.enter(r)
+	defer delete(p.open, r)
+	if p.targeted == nil {
+		p.targeted = map[*Block]bool{}
 	}
 	for _, b := range r.Blocks {
 		p.blockNum(b)
@@ -162,6 +177,9 @@ func (p *printer) numberRegion(r *Region) {
 		for _, op := range b.Ops {
 			if op == nil {
 				continue
+			}
+			for _, s := range op.Successors() {
+				p.targeted[s] = true
 			}
 			for _, sub := range op.Regions() {
 				p.numberRegion(sub)
@@ -183,11 +201,24 @@ func (p *printer) blockNum(b *Block) int {
 	return n
 }
 
+func (p *printer) enter(r *Region) {
+	if p.open == nil {
+		p.open = map[*Region]bool{}
+	}
+	p.open[r] = true
+}
+
 func (p *printer) region(r *Region) {
 	if r == nil {
 		p.str("{<nil region>}")
 		return
 	}
+	if p.open[r] {
+		p.str("{<region contains itself>}")
+		return
+	}
+	p.enter(r)
+	defer delete(p.open, r)
 	p.str("{")
 	p.indent++
 	for i, b := range r.Blocks {
@@ -196,7 +227,7 @@ func (p *printer) region(r *Region) {
 			p.str("// <nil block>")
 			continue
 		}
-		if i > 0 || len(b.Args) > 0 || len(b.Ops) == 0 {
+		if i > 0 || len(b.Args) > 0 || len(b.Ops) == 0 || p.targeted[b] {
 			p.indent--
 			p.newline()
 			p.indent++
@@ -296,6 +327,16 @@ func (p *printer) funcType(ins, outs []Value, parenOuts bool) {
 	p.str("(")
 	p.str(typeList(valueTypes(outs)))
 	p.str(")")
+}
+
+// typedLiteral prints a literal of type t: like literal, except that a
+// ui64 integer prints unsigned (IntLit holds its bit pattern).
+func (p *printer) typedLiteral(l Literal, t Type) {
+	if i, ok := l.(IntLit); ok && t == Type(U64) {
+		p.str(strconv.FormatUint(uint64(i), 10))
+		return
+	}
+	p.literal(l)
 }
 
 func (p *printer) literal(l Literal) {
@@ -401,7 +442,7 @@ func (p *printer) succ(b *Block, args []Value) {
 func (o *Const) print(p *printer) {
 	p.results(o.Results())
 	p.str("const ")
-	p.literal(o.Lit)
+	p.typedLiteral(o.Lit, o.Result.Type)
 	p.str(" : ")
 	p.str(typeString(o.Result.Type))
 }

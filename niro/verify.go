@@ -13,6 +13,7 @@ type Diagnostic struct {
 	Msg   string
 }
 
+// String returns "where: message", or the message alone when Where is "".
 func (d Diagnostic) String() string {
 	if d.Where == "" {
 		return d.Msg
@@ -25,6 +26,7 @@ type VerifyError struct {
 	Diags []Diagnostic
 }
 
+// Error returns the diagnostics one per line.
 func (e *VerifyError) Error() string {
 	lines := make([]string, len(e.Diags))
 	for i, d := range e.Diags {
@@ -76,19 +78,19 @@ func (v *verifier) module() {
 		return
 	}
 	v.syms = map[string]any{}
-	for _, g := range v.m.Globals {
+	for i, g := range v.m.Globals {
 		if g == nil {
-			v.add("module", "nil global")
+			v.add("module", "global #%d is nil", i)
 			continue
 		}
-		v.symbol(g.Name, g)
+		v.symbol("global", i, g.Name, g)
 	}
-	for _, f := range v.m.Functions {
+	for i, f := range v.m.Functions {
 		if f == nil {
-			v.add("module", "nil function")
+			v.add("module", "function #%d is nil", i)
 			continue
 		}
-		v.symbol(f.Name, f)
+		v.symbol("function", i, f.Name, f)
 	}
 	if e, ok := v.m.Attrs["entry"]; ok {
 		name, isStr := e.(StringAttr)
@@ -110,9 +112,9 @@ func (v *verifier) module() {
 	}
 }
 
-func (v *verifier) symbol(name string, def any) {
+func (v *verifier) symbol(kind string, index int, name string, def any) {
 	if name == "" {
-		v.add("module", "symbol with an empty name")
+		v.add("module", "%s #%d has an empty name", kind, index)
 		return
 	}
 	if _, dup := v.syms[name]; dup {
@@ -175,8 +177,8 @@ func literalProblem(t Type, lit Literal) string {
 			if !t.IsFloat() {
 				return fmt.Sprintf("float literal %s does not match type %s", formatFloat(float64(lit)), t)
 			}
-			if t == F32 && !math.IsInf(float64(lit), 0) && !math.IsNaN(float64(lit)) && math.IsInf(float64(float32(lit)), 0) {
-				return fmt.Sprintf("float literal %s overflows f32", formatFloat(float64(lit)))
+			if limit, ok := floatOverflow[t]; ok && math.Abs(float64(lit)) >= limit && !math.IsInf(float64(lit), 0) {
+				return fmt.Sprintf("float literal %s overflows %s", formatFloat(float64(lit)), t)
 			}
 		case BytesLit:
 			return fmt.Sprintf("bytes literal does not match scalar type %s", t)
@@ -202,6 +204,24 @@ func literalProblem(t Type, lit Literal) string {
 		panic(fmt.Sprintf("niro: unhandled type %T", t))
 	}
 	return ""
+}
+
+// floatOverflow holds, for the float types narrower than f64, the smallest
+// magnitude that rounds past the largest finite value under
+// round-to-nearest-even: the largest finite value plus half a unit in the
+// last place (plus a little more for f8E4M3FN, whose largest finite value
+// has an even significand, so the halfway point rounds down). Infinities
+// and NaNs are written as such and are not overflows. f8E8M0FNU, which
+// holds only powers of two, is not checked.
+var floatOverflow = map[ScalarType]float64{
+	F32:        0x1.ffffffp127, // max 0x1.fffffep127
+	BF16:       0x1.ffp127,     // max 0x1.fep127
+	F16:        0x1.ffep15,     // max 65504
+	F8E4M3FN:   0x1.d00001p8,   // max 448; 464 rounds to 448
+	F8E4M3FNUZ: 0x1.fp7,        // max 240
+	F8E5M2:     0x1.ep15,       // max 57344
+	F8E5M2FNUZ: 0x1.ep15,       // max 57344
+	F4E2M1FN:   7,              // max 6
 }
 
 func (v *verifier) global(g *Global) {
@@ -297,7 +317,10 @@ func (v *verifier) function(f *Function) {
 			}
 		}
 	}
-	// Pass 1: structure, ownership and definitions.
+	// Pass 1: structure, ownership and definitions. The body counts as
+	// owned, so an op that also claims it is reported instead of walked
+	// twice.
+	fv.seenRg[f.Body] = true
 	fv.collect(f.Body, nil, nil, nil, -1)
 	// Pass 2: per-region rules, per-op rules and dominance.
 	fv.checkRegion(f.Body)

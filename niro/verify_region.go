@@ -9,18 +9,9 @@ func (fv *funcVerifier) checkRegion(r *Region) {
 	if ri == nil {
 		return
 	}
-	owner := "function body"
-	switch o := ri.owner.(type) {
-	case nil:
-	case *If:
-		owner = "if arm"
-	default:
-		owner = "region of " + o.Name()
-	}
 	if len(r.Blocks) == 0 {
-		if _, opaque := ri.owner.(*UnknownOp); !opaque {
-			fv.add(fv.where, "%s has no blocks", owner)
-		}
+		// Unknown ops may own empty regions; If reports its own arms, and
+		// an empty function body is reported before the walk.
 		return
 	}
 	fv.computeDominators(r, ri)
@@ -203,6 +194,12 @@ func (fv *funcVerifier) visible(def defSite, useBB *Block, useIdx int) visibilit
 // so loops, including loops with no exit, are handled.
 func (fv *funcVerifier) computeDominators(r *Region, ri *regionInfo) {
 	entry := r.Blocks[0]
+	if entry == nil {
+		// Reported by collect; every other block is then unreachable.
+		ri.reachable = map[*Block]bool{}
+		ri.idom = map[*Block]*Block{}
+		return
+	}
 	succs := func(b *Block) []*Block {
 		t := b.Terminator()
 		if t == nil {
