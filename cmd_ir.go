@@ -26,13 +26,13 @@ func (c *ImportCmd) Run(env *Env) error {
 		return err
 	}
 	if c.Summary {
-		s, err := importSummarize(c.Model, opts)
+		_, s, err := importer.Import(c.Model, opts)
 		if err != nil {
 			return err
 		}
 		return writeOutput(env, c.Output, []byte(s.String()))
 	}
-	m, err := importImport(c.Model, opts)
+	m, _, err := importer.Import(c.Model, opts)
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,8 @@ func isONNX(path string) bool {
 // loadModule reads a .onnx or .niro file into a verified module.
 func loadModule(path string, opts importer.Options) (*niro.Module, error) {
 	if isONNX(path) {
-		return importImport(path, opts)
+		m, _, err := importer.Import(path, opts)
+		return m, err
 	}
 	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
 		return nil, usagef("--dim and --shape apply to .onnx models only")

@@ -1,0 +1,217 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/toolchain"
+)
+
+// EmitCmd is `niro emit`.
+type EmitCmd struct {
+	File   string `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
+	Output string `short:"o" help:"Write the MLIR to FILE (and the weights blob, if any, to FILE's stem + .weights)." placeholder:"FILE"`
+	ShapeFlags
+}
+
+// Run prints the model as MLIR text on tensors. It needs no LLVM tools.
+func (c *EmitCmd) Run(env *Env) error {
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	m, err := loadModule(c.File, opts)
+	if err != nil {
+		return err
+	}
+	out, err := emit.Module(m, emit.Options{})
+	if err != nil {
+		return err
+	}
+	if err := writeOutput(env, c.Output, []byte(out.MLIR)); err != nil {
+		return err
+	}
+	if out.Blob != nil {
+		if c.Output == "" || c.Output == "-" {
+			fmt.Fprintf(env.Stderr, "niro: note: %d bytes of weights are not in the MLIR text; use -o FILE to write them to FILE's stem + .weights\n", out.Blob.Size)
+			return nil
+		}
+		return writeBlob(stem(c.Output)+".weights", out.Blob)
+	}
+	return nil
+}
+
+// stem drops a path's extension.
+func stem(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i > strings.LastIndexByte(path, '/') {
+		return path[:i]
+	}
+	return path
+}
+
+// CompileCmd is `niro compile`.
+type CompileCmd struct {
+	File    string `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
+	Target  string `help:"Target: host. (nvidia:sm_NN and amd:gfxNNN are planned.)" default:"host"`
+	Emit    string `help:"Output kind: mlir, llvm-dialect, ll, obj, asm or header." enum:"mlir,llvm-dialect,ll,obj,asm,header,ptx,isa,hsaco,runtime" default:"obj"`
+	Output  string `short:"o" help:"Output file (default: the model's stem plus the kind's extension; - for standard output)." placeholder:"FILE"`
+	Weights string `help:"Where large weights go for obj: embed (in the object, symbol NAME_weights) or file (a .weights file beside the output)." enum:"embed,file" default:"embed"`
+	ShapeFlags
+	PipelineFlag
+}
+
+var kindExt = map[string]string{
+	"mlir": ".mlir", "llvm-dialect": ".llvm.mlir", "ll": ".ll", "obj": ".o", "asm": ".s", "header": ".h",
+}
+
+// Run compiles the model through the pipeline as far as the kind needs.
+func (c *CompileCmd) Run(env *Env) error {
+	if c.Target != "host" {
+		if strings.HasPrefix(c.Target, "nvidia:") || strings.HasPrefix(c.Target, "amd:") {
+			return usagef("target %s: GPU targets are not implemented yet", c.Target)
+		}
+		return usagef("unknown target %q (want host, nvidia:sm_NN or amd:gfxNNN)", c.Target)
+	}
+	if _, ok := kindExt[c.Emit]; !ok {
+		return usagef("--emit %s is for GPU targets, not host", c.Emit)
+	}
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	m, err := loadModule(c.File, opts)
+	if err != nil {
+		return err
+	}
+	out, err := emit.Module(m, emit.Options{})
+	if err != nil {
+		return err
+	}
+	dest := c.Output
+	if dest == "" {
+		dest = stem(c.File) + kindExt[c.Emit]
+	}
+	weightsFile := ""
+	if out.Blob != nil && (c.Emit != "obj" || c.Weights == "file") && c.Emit != "header" && c.Emit != "mlir" || out.Blob != nil && c.Emit == "mlir" {
+		weightsFile = stem(dest) + ".weights"
+		if dest == "-" {
+			weightsFile = stem(c.File) + ".weights"
+		}
+	}
+	switch c.Emit {
+	case "mlir":
+		if err := writeOutput(env, dest, []byte(out.MLIR)); err != nil {
+			return err
+		}
+	case "header":
+		h, err := emit.Header(out)
+		if err != nil {
+			return err
+		}
+		return writeOutput(env, dest, []byte(h))
+	default:
+		if err := c.build(env, out, dest, &weightsFile); err != nil {
+			return err
+		}
+	}
+	if weightsFile != "" {
+		return writeBlob(weightsFile, out.Blob)
+	}
+	return nil
+}
+
+func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, weightsFile *string) error {
+	ctx := context.Background()
+	p, err := lookupPipeline(c.Pipeline)
+	if err != nil {
+		return err
+	}
+	tc, err := env.findTools(ctx)
+	if err != nil {
+		return err
+	}
+	kind := map[string]toolchain.Kind{
+		"llvm-dialect": toolchain.KindLLVMDialect, "ll": toolchain.KindLL,
+		"obj": toolchain.KindObj, "asm": toolchain.KindAsm,
+	}[c.Emit]
+	res, err := tc.Build(ctx, toolchain.BuildRequest{MLIR: out.MLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
+	if err != nil {
+		return err
+	}
+	var data []byte
+	switch kind {
+	case toolchain.KindLLVMDialect:
+		data = []byte(res.LLVMDialect)
+	case toolchain.KindLL:
+		data = []byte(res.LL)
+	case toolchain.KindAsm:
+		data = res.Asm
+	case toolchain.KindObj:
+		data = res.Obj
+		if out.Blob != nil && c.Weights == "embed" {
+			// One linkable object: the blob joins the model's object as a
+			// read-only section with the symbol NAME_weights.
+			blob, err := os.CreateTemp("", "niro-weights-")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(blob.Name())
+			blob.Close()
+			if err := writeBlob(blob.Name(), out.Blob); err != nil {
+				return err
+			}
+			if data, err = tc.AddBlobSection(ctx, data, blob.Name(), out.Entry.Name+"_weights"); err != nil {
+				return err
+			}
+			*weightsFile = ""
+		}
+	}
+	return writeOutput(env, dest, data)
+}
+
+// DoctorCmd is `niro doctor`.
+type DoctorCmd struct{}
+
+// Run prints what tool discovery found. It exits 3 when a required tool is
+// missing.
+func (c *DoctorCmd) Run(env *Env) error {
+	ctx := context.Background()
+	report := toolchain.Probe(ctx, toolchain.FindOptions{Prefix: env.LLVMPrefix})
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOOL\tVERSION\tPATH\tFROM")
+	missing := 0
+	for _, ti := range report {
+		if !ti.Found() {
+			req := "optional"
+			if ti.Required {
+				req = "required"
+				missing++
+			}
+			fmt.Fprintf(tw, "%s\t-\tmissing (%s): %v\t\n", ti.Name, req, ti.Err)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ti.Name, ti.Version, ti.Path, ti.Source)
+		for _, s := range ti.Skipped {
+			fmt.Fprintf(tw, "\t\t  skipped %s\t\n", s)
+		}
+	}
+	tw.Flush()
+	ps, err := pipelines()
+	if err != nil {
+		return fmt.Errorf("passes.txt: %w", err)
+	}
+	fmt.Fprintf(env.Stdout, "pipelines: %s\n", strings.Join(ps.Names(), ", "))
+	if missing > 0 {
+		fmt.Fprintf(env.Stdout, "%d required tools missing: install LLVM/MLIR 22 (Debian 12: apt-get install -y mlir-22-tools llvm-22)\n", missing)
+		return &silentError{code: exitToolErr}
+	}
+	fmt.Fprintln(env.Stdout, "all required tools found")
+	return nil
+}
+
+var _ = niro.Bool

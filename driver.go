@@ -1,0 +1,305 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/harness"
+	"github.com/niro-dev/niro/importer"
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/tensorio"
+	"github.com/niro-dev/niro/toolchain"
+)
+
+// PipelineFlag selects the named pipeline of passes.txt.
+type PipelineFlag struct {
+	Pipeline string `help:"Pipeline of passes.txt to run: host (optimized, scheduled) or host-O0 (naive loops, no LLVM optimization, every tool verifying)." default:"host" placeholder:"NAME"`
+}
+
+var (
+	pipelinesOnce sync.Once
+	pipelinesVal  toolchain.Pipelines
+	pipelinesErr  error
+)
+
+// pipelines parses the embedded passes.txt once.
+func pipelines() (toolchain.Pipelines, error) {
+	pipelinesOnce.Do(func() {
+		pipelinesVal, pipelinesErr = toolchain.ParsePipelines(passesText)
+	})
+	return pipelinesVal, pipelinesErr
+}
+
+func lookupPipeline(name string) (toolchain.Pipeline, error) {
+	ps, err := pipelines()
+	if err != nil {
+		return toolchain.Pipeline{}, fmt.Errorf("passes.txt: %w", err)
+	}
+	p, ok := ps.Lookup(name)
+	if !ok {
+		return p, usagef("unknown pipeline %q (passes.txt has %v)", name, ps.Names())
+	}
+	return p, nil
+}
+
+// findTools discovers the LLVM/MLIR tools under the global flags.
+func (env *Env) findTools(ctx context.Context) (*toolchain.Toolchain, error) {
+	tc, err := toolchain.Find(ctx, toolchain.FindOptions{Prefix: env.LLVMPrefix})
+	if err != nil {
+		return nil, err
+	}
+	tc.KeepTemps = env.KeepTemps
+	return tc, nil
+}
+
+// hostModel is a model lowered to the llvm dialect for the host, with its
+// weights blob written to a file, ready to run under mlir-runner.
+type hostModel struct {
+	out      *emit.Output
+	lowered  string
+	dir      string // work directory for the blob, inputs and outputs
+	blobPath string
+	pipeline toolchain.Pipeline
+	cleanup  func()
+}
+
+// workDir returns the directory for run files: --keep-temps or a fresh
+// temporary directory, and its cleanup.
+func (env *Env) workDir() (string, func(), error) {
+	if env.KeepTemps != "" {
+		if err := os.MkdirAll(env.KeepTemps, 0o755); err != nil {
+			return "", nil, err
+		}
+		return env.KeepTemps, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "niro-run-")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// buildHost emits, lowers and prepares m for running on the host.
+func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.Module, pipeline string) (*hostModel, error) {
+	p, err := lookupPipeline(pipeline)
+	if err != nil {
+		return nil, err
+	}
+	out, err := emit.Module(m, emit.Options{})
+	if err != nil {
+		return nil, err
+	}
+	for _, prm := range append(append([]emit.Param(nil), out.Entry.Inputs...), out.Entry.Outputs...) {
+		t, ok := prm.Type.(niro.TensorType)
+		if !ok {
+			return nil, fmt.Errorf("%s: running a model needs tensor inputs and outputs; %q has type %s", out.Entry.Name, prm.Name, prm.Type)
+		}
+		if !t.HasStaticShape() {
+			return nil, fmt.Errorf("%s: %q has dynamic shape %s; bind it with --dim or --shape, or give inputs of the shape to run", out.Entry.Name, prm.Name, t)
+		}
+	}
+	dir, cleanup, err := env.workDir()
+	if err != nil {
+		return nil, err
+	}
+	hm := &hostModel{out: out, dir: dir, pipeline: p, cleanup: cleanup}
+	if out.Blob != nil {
+		hm.blobPath = filepath.Join(dir, out.Entry.Name+".weights")
+		if err := writeBlob(hm.blobPath, out.Blob); err != nil {
+			cleanup()
+			return nil, err
+		}
+	}
+	if hm.lowered, err = tc.Lower(ctx, out.MLIR, p); err != nil {
+		cleanup()
+		return nil, err
+	}
+	return hm, nil
+}
+
+// writeBlob streams the weights blob to path.
+func writeBlob(path string, b *emit.Blob) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := b.WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing weights %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// execResult is what one execution of a host model produced.
+type execResult struct {
+	Outputs []tensorio.Tensor
+	Timings []float64 // seconds per timed run
+}
+
+// execute runs the model on inputs (in entry order) under mlir-runner.
+func (env *Env) execute(ctx context.Context, tc *toolchain.Toolchain, hm *hostModel, inputs []tensorio.Tensor, warmup, runs int) (*execResult, error) {
+	e := hm.out.Entry
+	if len(inputs) != len(e.Inputs) {
+		return nil, fmt.Errorf("%s takes %d inputs, got %d", e.Name, len(e.Inputs), len(inputs))
+	}
+	// runs == 0 means one untimed run.
+	spec := harness.Spec{Func: e.Name, Warmup: warmup, Runs: max(runs, 1)}
+	if hm.blobPath != "" {
+		spec.Weights = harness.Buffer{Path: hm.blobPath, Bytes: hm.out.Blob.Size}
+	}
+	for i, in := range inputs {
+		want := e.Inputs[i].Type.(niro.TensorType)
+		if !niro.TypesEqual(in.Type(), want) {
+			return nil, fmt.Errorf("input %d (%s): got %s, the model takes %s", i, paramName(e.Inputs[i], i, "input"), in.Type(), want)
+		}
+		path := filepath.Join(hm.dir, fmt.Sprintf("input_%d.bin", i))
+		if err := tensorio.WriteRaw(path, in); err != nil {
+			return nil, err
+		}
+		spec.Inputs = append(spec.Inputs, harness.Buffer{Path: path, Bytes: int64(len(in.Data))})
+	}
+	for i, o := range e.Outputs {
+		t := o.Type.(niro.TensorType)
+		path := filepath.Join(hm.dir, fmt.Sprintf("output_%d.bin", i))
+		spec.Outputs = append(spec.Outputs, harness.Buffer{Path: path, Bytes: niro.PackedBytes(t.Elem, t.NumElements())})
+	}
+	if runs > 0 {
+		spec.TimingsPath = filepath.Join(hm.dir, "timings.bin")
+	}
+	prog, err := harness.Build(hm.lowered, spec)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tc.Run(ctx, prog, toolchain.RunOptions{OptLevel: hm.pipeline.OptLevel, Stderr: env.Stderr}); err != nil {
+		return nil, err
+	}
+	res := &execResult{}
+	for i, o := range e.Outputs {
+		t := o.Type.(niro.TensorType)
+		out, err := tensorio.ReadRaw(spec.Outputs[i].Path, t.Elem, t.Dims)
+		if err != nil {
+			return nil, err
+		}
+		out.Name = o.Name
+		res.Outputs = append(res.Outputs, out)
+	}
+	if spec.TimingsPath != "" {
+		if res.Timings, err = harness.ReadTimings(spec.TimingsPath, runs); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func paramName(p emit.Param, i int, kind string) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return fmt.Sprintf("%s_%d", kind, i)
+}
+
+// loadForInputs imports path with every input's shape bound to the given
+// tensors (matched by name, else by position), so a model with symbolic
+// dimensions compiles for the shapes it runs on. It returns the module and
+// the inputs in entry order.
+func loadForInputs(path string, flags ShapeFlags, given []namedTensor) (*niro.Module, []tensorio.Tensor, error) {
+	opts, err := flags.options()
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := loadModule(path, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	entry := m.Entry()
+	if entry == nil {
+		return nil, nil, fmt.Errorf("%s: no entry function", path)
+	}
+	ordered, err := orderInputs(entry, given)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if !isONNX(path) || len(flags.Dim) > 0 || len(flags.Shape) > 0 {
+		return m, ordered, nil
+	}
+	rebind := false
+	for i, t := range entry.Type.Inputs {
+		if !niro.TypesEqual(t, ordered[i].Type()) {
+			rebind = true
+		}
+	}
+	if !rebind {
+		return m, ordered, nil
+	}
+	opts.Shapes = map[string][]int64{}
+	for i, in := range ordered {
+		opts.Shapes[inputName(entry, i)] = in.Dims
+	}
+	m, err = loadModule(path, opts)
+	return m, ordered, err
+}
+
+type namedTensor struct {
+	name string // "" when positional
+	t    tensorio.Tensor
+}
+
+func inputName(f *niro.Function, i int) string {
+	if i < len(f.InputNames) && f.InputNames[i] != nil {
+		return *f.InputNames[i]
+	}
+	return ""
+}
+
+// orderInputs matches given tensors to the entry's inputs by name, falling
+// back to position for unnamed ones.
+func orderInputs(f *niro.Function, given []namedTensor) ([]tensorio.Tensor, error) {
+	n := len(f.Type.Inputs)
+	out := make([]tensorio.Tensor, n)
+	set := make([]bool, n)
+	var positional []tensorio.Tensor
+	for _, g := range given {
+		if g.name == "" {
+			positional = append(positional, g.t)
+			continue
+		}
+		found := false
+		for i := 0; i < n; i++ {
+			if inputName(f, i) == g.name {
+				if set[i] {
+					return nil, fmt.Errorf("input %q is given twice", g.name)
+				}
+				out[i], set[i], found = g.t, true, true
+			}
+		}
+		if !found {
+			// A name the model does not know: take it by position.
+			positional = append(positional, g.t)
+		}
+	}
+	for i := 0; i < n && len(positional) > 0; i++ {
+		if !set[i] {
+			out[i], set[i] = positional[0], true
+			positional = positional[1:]
+		}
+	}
+	if len(positional) > 0 {
+		return nil, fmt.Errorf("%d inputs given, but the model takes %d", len(given), n)
+	}
+	for i := 0; i < n; i++ {
+		if !set[i] {
+			name := inputName(f, i)
+			if name == "" {
+				name = fmt.Sprintf("#%d", i)
+			}
+			return nil, fmt.Errorf("input %s is missing", name)
+		}
+	}
+	return out, nil
+}
+
+var _ = importer.Options{}
