@@ -1,0 +1,489 @@
+// The contraction schedule: a transform-dialect library that niro runs over
+// every linalg.generic carrying the unit attribute `niro.contraction` (a
+// matrix product as niro emits it: a fill generic, then this contraction).
+// It has two entry points, each a schedule of its own in passes.txt.
+//
+// @niro_contraction ("contraction") runs before bufferization. Each tagged
+// contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
+// operands widened with extf in the body and accumulated in f32, which is
+// scheduled as f32 without step 4), of rank 3 (row, column, contracted) or
+// rank 4 (batch first), is
+//
+//   1. tiled along the contracted axis by KC = 128 (a cache block);
+//   2. tiled into register blocks of 4 rows by 64 bytes of columns (16 f32
+//      or 8 f64), the column loop outside the row loop, so each contracted
+//      loop sits outside the block;
+//   3. peeled: a row, column or contracted extent the tile does not divide
+//      gets one smaller block of its own, and after canonicalization every
+//      block has static extents;
+//   4. given a packed right operand: each KC x W panel is copied once into
+//      a contiguous buffer before the row loop and read by every row block
+//      (a copy changes no value; it keeps the panel in L1, which rows a
+//      power-of-two matrix width apart are not);
+//   5. tiled by 1 along the contracted axis (made the block's first loop, so
+//      that its unit extent folds away as a leading vector dimension) and
+//      vectorized: per step, one row of the panel, one broadcast element of
+//      each of the 4 left rows, 4 vector multiplies and 4 vector adds;
+//   6. given its accumulator in registers: the block's read and write of the
+//      result are hoisted out of the contracted loop.
+// The phases run over all tagged ops at once (mark, tile and peel,
+// canonicalize, pack, vectorize), so no phase holds a stale reference to an
+// op another op's rewriting replaced. Packing rewrites every tensor.pad in
+// the module into an allocation and a linalg.copy, which bufferizes to plain
+// loops rather than a call into the MLIR runtime library.
+//
+// @niro_contraction_transfers ("contraction-transfers") runs after
+// bufferization: it splits the blocks' vector transfers into one-dimensional
+// loads and stores, so that each left element becomes one scalar load and a
+// broadcast (convert-vector-to-scf would otherwise read it lane by lane).
+//
+// Exactness: every result element still adds its products one at a time in
+// contracted order, starting from the fill's zero, with the multiply and the
+// add as two separately rounded operations (arith.mulf then arith.addf; no
+// vector.contract lowering is used, since its outer-product and elementwise
+// forms emit vector.fma). Cutting the contracted loop into KC slices only
+// stores the running sum and reloads it, which is exact. The result has the
+// bits of the naive loop nest.
+//
+// A tagged op that matches none of the matchers is left alone (it becomes
+// the naive loop nest in convert-linalg-to-loops).
+module attributes {transform.with_named_sequence} {
+
+  // ---- matchers ---------------------------------------------------------
+
+  // A rank-3 contraction (row, column, contracted) with a mulf+addf body
+  // whose accumulator has 32-bit elements.
+  transform.named_sequence @match_mm_f32(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw0, %c32 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw1, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // As @match_mm_f32 for 64-bit elements.
+  transform.named_sequence @match_mm_f64(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw0, %c64 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw1, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // A rank-4 batched contraction (batch, row, column, contracted), f32.
+  transform.named_sequence @match_bmm_f32(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[3] {reduction} : !transform.any_op
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw0, %c32 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw1, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // As @match_bmm_f32 for 64-bit elements.
+  transform.named_sequence @match_bmm_f64(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[3] {reduction} : !transform.any_op
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw0, %c64 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw1, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // A rank-3 contraction of 16-bit operands (f16, bf16) widened in the
+  // body and accumulated in f32: scheduled as an f32 one, without packing.
+  transform.named_sequence @match_mm_half(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw0, %c16 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw1, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // As @match_mm_half, rank 4.
+  transform.named_sequence @match_bmm_half(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[3] {reduction} : !transform.any_op
+      transform.match.structured.body %s {contraction = ["arith.mulf", "arith.addf"]} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw0, %c16 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw1, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // ---- actions ----------------------------------------------------------
+
+  // Marking actions: they only name the block kind of each matched op.
+  transform.named_sequence @mark_mm16(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.block_mm16" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_mm8(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.block_mm8" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_bmm16(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.block_bmm16" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_bmm8(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.block_bmm8" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_mmh16(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.block_mmh16" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_bmmh16(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.block_bmmh16" : !transform.any_op
+    transform.yield
+  }
+
+  // Peels the last, partial iteration of each loop into a loop of its own.
+  // Fails (silenceably) for a loop whose step divides its trip count, after
+  // peeling the others; callers include it with failures(suppress).
+  transform.named_sequence @peel(%loops: !transform.op<"scf.for"> {transform.consumed}) {
+    %main, %rest = transform.loop.peel %loops : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.yield
+  }
+
+  // Tiles rank-3 contractions: the contracted loop by KC = 128 (a cache
+  // block), then the register block 4 x W (W = 16 for f32, 8 for f64) with
+  // the column loop outside the row loop, so that one packed KC x W panel of
+  // the right operand serves every row block; then peels the remainder of
+  // the row, column and contracted loops.
+  transform.named_sequence @tile_mm16(%ops: !transform.any_op {transform.consumed}) {
+    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [4, 16, 0] interchange = [1, 0, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @tile_mm8(%ops: !transform.any_op {transform.consumed}) {
+    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [4, 8, 0] interchange = [1, 0, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+  // Tiles rank-4 (batched) contractions: one batch at a time, otherwise as
+  // @tile_mm16 and @tile_mm8.
+  transform.named_sequence @tile_bmm16(%ops: !transform.any_op {transform.consumed}) {
+    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %batch, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [1, 4, 16, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @tile_bmm8(%ops: !transform.any_op {transform.consumed}) {
+    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %batch, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [1, 4, 8, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+  // Packs the right operand of one block: a copy (a tensor.pad that pads
+  // nothing, marked nofold) hoisted out of the row loop, so that the row
+  // blocks read a contiguous panel instead of rows a whole matrix row apart
+  // (which at power-of-two widths all fall into one L1 set). A copy changes
+  // no value. If the block has no row loop to leave, the copy stays in place.
+  transform.named_sequence @pack_mm_f32(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32],
+        padding_dimensions = [0, 1, 2],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @pack_mm_f64(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = [0.0 : f64, 0.0 : f64, 0.0 : f64],
+        padding_dimensions = [0, 1, 2],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @pack_bmm_f32(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = [0.0 : f32, 0.0 : f32, 0.0 : f32],
+        padding_dimensions = [0, 1, 2, 3],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @pack_bmm_f64(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = [0.0 : f64, 0.0 : f64, 0.0 : f64],
+        padding_dimensions = [0, 1, 2, 3],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @hoist_out_of_one_loop(%pad: !transform.any_op {transform.consumed}) {
+    %hoisted = transform.structured.hoist_pad %pad by 1 loops : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+
+  // ---- entry point ------------------------------------------------------
+
+  transform.named_sequence @niro_contraction(%root: !transform.any_op {transform.readonly}) {
+    // Remove dead code first: only live contractions get marked.
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %tagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.contraction} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %tagged
+        @match_mm_f32 -> @mark_mm16,
+        @match_mm_f64 -> @mark_mm8,
+        @match_bmm_f32 -> @mark_bmm16,
+        @match_bmm_f64 -> @mark_bmm8,
+        @match_mm_half -> @mark_mmh16,
+        @match_bmm_half -> @mark_bmmh16
+      : (!transform.any_op) -> !transform.any_op
+
+    // Tile and peel.
+    %mm16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @tile_mm16 failures(propagate) (%mm16) : (!transform.any_op) -> ()
+    %mm8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @tile_mm8 failures(propagate) (%mm8) : (!transform.any_op) -> ()
+    %bmm16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmm16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @tile_bmm16 failures(propagate) (%bmm16) : (!transform.any_op) -> ()
+    %bmm8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmm8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @tile_bmm8 failures(propagate) (%bmm8) : (!transform.any_op) -> ()
+    %mmh16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @tile_mm16 failures(propagate) (%mmh16) : (!transform.any_op) -> ()
+    %bmmh16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @tile_bmm16 failures(propagate) (%bmmh16) : (!transform.any_op) -> ()
+
+    // Make every peeled block static.
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+
+    // Pack the right operand's panels.
+    %pk_mm_f32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_mm_f32 : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_mm_f32 failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    %pk_mm_f64 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_mm_f64 : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_mm_f64 failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    %pk_bmm_f32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmm16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_bmm_f32 : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_bmm_f32 failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    %pk_bmm_f64 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmm8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_bmm_f64 : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_bmm_f64 failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    // Write the copies as linalg.copy into fresh buffers: a tensor.pad
+    // would bufferize to memref.copy between strided buffers, which becomes
+    // a call into the MLIR runtime library.
+    %pads = transform.structured.match ops{["tensor.pad"]} in %root : (!transform.any_op) -> !transform.any_op
+    %copies = transform.structured.rewrite_in_destination_passing_style %pads
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+
+    // Vectorize the blocks, contracted loop by 1 outside each. The block's
+    // loops are first interchanged to put the contracted one first, so that
+    // its unit extent becomes a leading vector dimension, which folds away
+    // cleanly (a trailing one would survive into the llvm dialect as
+    // one-element vectors).
+    %b3a = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b3b = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b3c = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b3 = transform.merge_handles %b3a, %b3b, %b3c : !transform.any_op
+    %i3 = transform.structured.interchange %b3 iterator_interchange = [2, 0, 1]
+      : (!transform.any_op) -> !transform.any_op
+    %steps3, %k3 = transform.structured.tile_using_for %i3 tile_sizes [1, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %b4a = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmm16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b4b = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmm8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b4c = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b4 = transform.merge_handles %b4a, %b4b, %b4c : !transform.any_op
+    %i4 = transform.structured.interchange %b4 iterator_interchange = [3, 0, 1, 2]
+      : (!transform.any_op) -> !transform.any_op
+    %steps4, %k4 = transform.structured.tile_using_for %i4 tile_sizes [1, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %steps = transform.merge_handles %steps3, %steps4 : !transform.any_op
+    %kloops = transform.merge_handles %k3, %k4 : !transform.op<"scf.for">
+    transform.structured.vectorize %steps : !transform.any_op
+    transform.apply_patterns to %root {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+
+    // Keep each accumulator in registers across its contracted loop. (Done
+    // before canonicalization, which folds away a contracted loop of one
+    // step and with it the handle.)
+    transform.loop.hoist_loop_invariant_subsets %kloops : !transform.op<"scf.for">
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+
+  transform.named_sequence @niro_contraction_transfers(%root: !transform.any_op {transform.readonly}) {
+    %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+      transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
+    } : !transform.any_op
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
