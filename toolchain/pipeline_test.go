@@ -109,7 +109,8 @@ func TestRepoPipelines(t *testing.T) {
 	for _, p := range []string{
 		"convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
 		"convert-math-to-llvm", "convert-math-to-libm",
-		"one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}",
+		"one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map allow-return-allocs-from-loops=true}",
+		"lift-cf-to-scf",
 		"buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true}",
 		"reconcile-unrealized-casts",
 	} {

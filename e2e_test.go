@@ -1,0 +1,278 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/tensorio"
+)
+
+// requireTools skips a test without the LLVM/MLIR tools, unless
+// NIRO_REQUIRE_TOOLS is set, in which case it fails.
+func requireTools(t *testing.T) {
+	t.Helper()
+	if toolsInstalled() {
+		return
+	}
+	if os.Getenv("NIRO_REQUIRE_TOOLS") != "" {
+		t.Fatal("NIRO_REQUIRE_TOOLS is set but the LLVM/MLIR 22 tools are missing")
+	}
+	t.Skip("LLVM/MLIR 22 tools not installed")
+}
+
+func f32s(vals ...float32) []byte {
+	b := make([]byte, 4*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(v))
+	}
+	return b
+}
+
+func fromF32s(b []byte) []float32 {
+	out := make([]float32, len(b)/4)
+	for i := range out {
+		out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return out
+}
+
+// seq returns n deterministic, inexact float32 values.
+func seq(n int, scale float32) []float32 {
+	out := make([]float32, n)
+	for i := range out {
+		out[i] = float32(math.Sin(float64(i)*1.3+0.7)) * scale
+	}
+	return out
+}
+
+// runNiro compiles src for the host under each pipeline and runs it on
+// inputs, returning the outputs of the first pipeline after checking that
+// every pipeline gives the same bits.
+func runNiro(t *testing.T, src string, inputs ...tensorio.Tensor) []tensorio.Tensor {
+	t.Helper()
+	requireTools(t)
+	m, err := niro.Parse(t.Name()+".niro", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := niro.Verify(m); err != nil {
+		t.Fatalf("invalid test program:\n%v", err)
+	}
+	ctx := context.Background()
+	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+	tc, err := env.findTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []tensorio.Tensor
+	for _, p := range []string{"host", "host-O0"} {
+		hm, err := env.buildHost(ctx, tc, m, p)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		res, err := env.execute(ctx, tc, hm, inputs, 0, 0)
+		hm.cleanup()
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		if first == nil {
+			first = res.Outputs
+			continue
+		}
+		for i := range first {
+			if string(first[i].Data) != string(res.Outputs[i].Data) {
+				t.Errorf("output %d differs between host and %s", i, p)
+			}
+		}
+	}
+	return first
+}
+
+func tf32(dims []int64, vals []float32) tensorio.Tensor {
+	return tensorio.Tensor{Elem: niro.F32, Dims: dims, Data: f32s(vals...)}
+}
+
+func checkF32(t *testing.T, got tensorio.Tensor, want []float32) {
+	t.Helper()
+	g := fromF32s(got.Data)
+	if len(g) != len(want) {
+		t.Fatalf("got %d elements, want %d", len(g), len(want))
+	}
+	for i := range want {
+		if math.Float32bits(g[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("element %d: got %v (%#x), want %v (%#x)", i, g[i], math.Float32bits(g[i]), want[i], math.Float32bits(want[i]))
+		}
+	}
+}
+
+func TestE2EBroadcast(t *testing.T) {
+	const src = `
+func @bc(tensor<2x3xf32>, tensor<3xf32>, tensor<2x1xf32>) -> (tensor<2x3xf32>) {
+^bb0(%0: tensor<2x3xf32>, %1: tensor<3xf32>, %2: tensor<2x1xf32>):
+  %3 = add %0, %1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %4 = mul %3, %2 : (tensor<2x3xf32>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  return %4 : tensor<2x3xf32>
+}`
+	a, b, c := seq(6, 3), seq(3, 2), seq(2, 1.5)
+	out := runNiro(t, src, tf32([]int64{2, 3}, a), tf32([]int64{3}, b), tf32([]int64{2, 1}, c))
+	want := make([]float32, 6)
+	for i := 0; i < 2; i++ {
+		for j := 0; j < 3; j++ {
+			s := a[i*3+j] + b[j]
+			want[i*3+j] = s * c[i]
+		}
+	}
+	checkF32(t, out[0], want)
+}
+
+// matmulRef is the naive nest: each element sums its products in order,
+// rounding the multiply and the add separately.
+func matmulRef(a, b []float32, m, k, n int) []float32 {
+	out := make([]float32, m*n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var acc float32
+			for p := 0; p < k; p++ {
+				prod := a[i*k+p] * b[p*n+j]
+				acc = acc + prod
+			}
+			out[i*n+j] = acc
+		}
+	}
+	return out
+}
+
+func TestE2EMatMulAdd(t *testing.T) {
+	const src = `
+func @mm(tensor<37x53xf32>, tensor<53x29xf32>, tensor<29xf32>) -> (tensor<37x29xf32>) {
+^bb0(%0: tensor<37x53xf32>, %1: tensor<53x29xf32>, %2: tensor<29xf32>):
+  %3 = matmul %0, %1 : (tensor<37x53xf32>, tensor<53x29xf32>) -> tensor<37x29xf32>
+  %4 = add %3, %2 : (tensor<37x29xf32>, tensor<29xf32>) -> tensor<37x29xf32>
+  return %4 : tensor<37x29xf32>
+}`
+	a, b, c := seq(37*53, 1), seq(53*29, 0.5), seq(29, 2)
+	out := runNiro(t, src, tf32([]int64{37, 53}, a), tf32([]int64{53, 29}, b), tf32([]int64{29}, c))
+	want := matmulRef(a, b, 37, 53, 29)
+	for i := range want {
+		want[i] = want[i] + c[i%29]
+	}
+	checkF32(t, out[0], want)
+}
+
+func TestE2ETranspose(t *testing.T) {
+	const src = `
+func @tr(tensor<2x3x4xf32>) -> (tensor<4x2x3xf32>) {
+^bb0(%0: tensor<2x3x4xf32>):
+  %1 = transpose %0 [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>
+  return %1 : tensor<4x2x3xf32>
+}`
+	a := seq(24, 1)
+	out := runNiro(t, src, tf32([]int64{2, 3, 4}, a))
+	want := make([]float32, 24)
+	for i := 0; i < 4; i++ {
+		for j := 0; j < 2; j++ {
+			for k := 0; k < 3; k++ {
+				want[(i*2+j)*3+k] = a[(j*3+k)*4+i]
+			}
+		}
+	}
+	checkF32(t, out[0], want)
+}
+
+func TestE2EIf(t *testing.T) {
+	const src = `
+func @sel(tensor<i1>, tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>) {
+^bb0(%0: tensor<i1>, %1: tensor<4xf32>, %2: tensor<4xf32>):
+  %3 = tensor_extract %0[] : (tensor<i1>) -> i1
+  %4 = if %3 : i1 -> (tensor<4xf32>) {
+    %5 = add %1, %2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    yield %5 : tensor<4xf32>
+  } else {
+    %6 = mul %1, %2 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    yield %6 : tensor<4xf32>
+  }
+  return %4 : tensor<4xf32>
+}`
+	a, b := seq(4, 2), seq(4, 3)
+	for _, cond := range []bool{true, false} {
+		c := tensorio.Tensor{Elem: niro.Bool, Dims: []int64{}, Data: []byte{0}}
+		if cond {
+			c.Data[0] = 1
+		}
+		out := runNiro(t, src, c, tf32([]int64{4}, a), tf32([]int64{4}, b))
+		want := make([]float32, 4)
+		for i := range want {
+			if cond {
+				want[i] = a[i] + b[i]
+			} else {
+				want[i] = a[i] * b[i]
+			}
+		}
+		checkF32(t, out[0], want)
+	}
+}
+
+func TestE2ECall(t *testing.T) {
+	const src = `
+func @axpy(tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<5xf32>) {
+^bb0(%0: tensor<5xf32>, %1: tensor<5xf32>, %2: tensor<5xf32>):
+  %3 = mul %0, %1 : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+  %4 = add %3, %2 : (tensor<5xf32>, tensor<5xf32>) -> tensor<5xf32>
+  return %4 : tensor<5xf32>
+}
+
+func @main_fn(tensor<5xf32>, tensor<5xf32>) -> (tensor<5xf32>) {
+^bb0(%0: tensor<5xf32>, %1: tensor<5xf32>):
+  %2 = call @axpy(%0, %1, %1) : (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<5xf32>)
+  %3 = call @axpy(%2, %0, %1) : (tensor<5xf32>, tensor<5xf32>, tensor<5xf32>) -> (tensor<5xf32>)
+  return %3 : tensor<5xf32>
+}`
+	src2 := "module attributes {entry = \"main_fn\"}\n" + src
+	a, b := seq(5, 2), seq(5, 3)
+	out := runNiro(t, src2, tf32([]int64{5}, a), tf32([]int64{5}, b))
+	want := make([]float32, 5)
+	for i := range want {
+		p := a[i] * b[i]
+		x := p + b[i]
+		q := x * a[i]
+		want[i] = q + b[i]
+	}
+	checkF32(t, out[0], want)
+}
+
+func TestE2ELoop(t *testing.T) {
+	// acc = x; while flags[i] { acc = acc * x + x; i++ }
+	const src = `
+func @loop(tensor<6xi1>, tensor<3xf32>) -> (tensor<3xf32>) {
+^bb0(%0: tensor<6xi1>, %1: tensor<3xf32>):
+  %2 = const 0 : i64
+  br ^bb1(%2, %1 : i64, tensor<3xf32>)
+^bb1(%3: i64, %4: tensor<3xf32>):
+  %5 = tensor_extract %0[%3] : (tensor<6xi1>, i64) -> i1
+  cond_br %5 : i1, ^bb2, ^bb3
+^bb2:
+  %6 = mul %4, %1 : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %7 = add %6, %1 : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %8 = const 1 : i64
+  %9 = add %3, %8 : (i64, i64) -> i64
+  br ^bb1(%9, %7 : i64, tensor<3xf32>)
+^bb3:
+  return %4 : tensor<3xf32>
+}`
+	x := seq(3, 0.9)
+	flags := tensorio.Tensor{Elem: niro.Bool, Dims: []int64{6}, Data: []byte{1, 1, 1, 1, 0, 0}}
+	out := runNiro(t, src, flags, tf32([]int64{3}, x))
+	want := append([]float32(nil), x...)
+	for it := 0; it < 4; it++ {
+		for i := range want {
+			p := want[i] * x[i]
+			want[i] = p + x[i]
+		}
+	}
+	checkF32(t, out[0], want)
+}
