@@ -219,7 +219,7 @@ func loadForInputs(path string, flags ShapeFlags, given []namedTensor) (*niro.Mo
 	if entry == nil {
 		return nil, nil, fmt.Errorf("%s: no entry function", path)
 	}
-	ordered, err := orderInputs(entry, given)
+	ordered, err := orderInputs(m, entry, given)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -256,8 +256,10 @@ func inputName(f *niro.Function, i int) string {
 }
 
 // orderInputs matches given tensors to the entry's inputs by name, falling
-// back to position for unnamed ones.
-func orderInputs(f *niro.Function, given []namedTensor) ([]tensorio.Tensor, error) {
+// back to position for unnamed ones. An input left out takes its default,
+// when the function attribute input_defaults names a global holding one
+// (an ONNX initializer that is also a graph input).
+func orderInputs(m *niro.Module, f *niro.Function, given []namedTensor) ([]tensorio.Tensor, error) {
 	n := len(f.Type.Inputs)
 	out := make([]tensorio.Tensor, n)
 	set := make([]bool, n)
@@ -289,6 +291,25 @@ func orderInputs(f *niro.Function, given []namedTensor) ([]tensorio.Tensor, erro
 	}
 	if len(positional) > 0 {
 		return nil, fmt.Errorf("%d inputs given, but the model takes %d", len(given), n)
+	}
+	defaults, _ := f.Attrs["input_defaults"].(niro.ListAttr)
+	for i := 0; i < n; i++ {
+		if set[i] || i >= len(defaults) {
+			continue
+		}
+		gname, _ := defaults[i].(niro.StringAttr)
+		if gname == "" {
+			continue
+		}
+		g, _ := m.Lookup(string(gname))
+		if g == nil {
+			continue
+		}
+		gt, ok1 := g.Type.(niro.TensorType)
+		data, ok2 := g.Init.(niro.BytesLit)
+		if ok1 && ok2 {
+			out[i], set[i] = tensorio.Tensor{Name: inputName(f, i), Elem: gt.Elem, Dims: gt.Dims, Data: data}, true
+		}
 	}
 	for i := 0; i < n; i++ {
 		if !set[i] {
