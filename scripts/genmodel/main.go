@@ -5,7 +5,8 @@
 //
 // DIR/weights.onnx computes y = x · W + b with W a K×K f32 matrix of about
 // MB megabytes stored as external data (DIR/weights.bin), and
-// DIR/noweights.onnx is the same graph with W as a second graph input.
+// DIR/noweights.onnx is the same graph with W as a second graph input, and
+// DIR/matmul.onnx multiplies two N×N f32 inputs a and b (-n, default 1024).
 package main
 
 import (
@@ -24,6 +25,7 @@ import (
 func main() {
 	out := flag.String("o", "", "output directory")
 	mb := flag.Int("mb", 100, "weight megabytes (approximate)")
+	n := flag.Int64("n", 1024, "matmul.onnx extent")
 	flag.Parse()
 	if *out == "" {
 		log.Fatal("genmodel: -o DIR is required")
@@ -87,6 +89,9 @@ func main() {
 	write("weights.onnx", &onnxpb.GraphProto{Name: proto.String("dense"), Node: nodes,
 		Initializer: []*onnxpb.TensorProto{w, b},
 		Input:       []*onnxpb.ValueInfoProto{vi("x", 1, k)}, Output: []*onnxpb.ValueInfoProto{vi("y", 1, k)}})
+	write("matmul.onnx", &onnxpb.GraphProto{Name: proto.String("matmul"),
+		Node:  []*onnxpb.NodeProto{{Name: proto.String("mm"), OpType: proto.String("MatMul"), Input: []string{"a", "b"}, Output: []string{"c"}}},
+		Input: []*onnxpb.ValueInfoProto{vi("a", *n, *n), vi("b", *n, *n)}, Output: []*onnxpb.ValueInfoProto{vi("c", *n, *n)}})
 	write("noweights.onnx", &onnxpb.GraphProto{Name: proto.String("dense"), Node: nodes,
 		Initializer: []*onnxpb.TensorProto{b},
 		Input:       []*onnxpb.ValueInfoProto{vi("x", 1, k), vi("W", k, k)}, Output: []*onnxpb.ValueInfoProto{vi("y", 1, k)}})
