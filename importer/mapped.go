@@ -1,0 +1,374 @@
+package importer
+
+import (
+	"fmt"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// elementwise maps Add and Mul.
+func (nc *nodeCtx) elementwise() error {
+	if err := nc.checkNewest(); err != nil {
+		return err
+	}
+	if err := nc.requireArity(2, 2, 1); err != nil {
+		return err
+	}
+	x, y := nc.args[0], nc.args[1]
+	xt, yt := tensorOf(x), tensorOf(y)
+	if xt.Elem != yt.Elem {
+		return nc.errorf("operands have different element types %s and %s", xt.Elem, yt.Elem)
+	}
+	if nc.opset < 7 {
+		if err := nc.checkAttrs("broadcast", "axis", "consumed_inputs"); err != nil {
+			return err
+		}
+		if err := nc.legacyBroadcast(xt, yt); err != nil {
+			return err
+		}
+	} else if err := nc.checkAttrs(); err != nil {
+		return err
+	}
+	inferred, err := niro.InferElementwise(xt, yt)
+	if err != nil {
+		return nc.errorf("%v", err)
+	}
+	rt, err := nc.resultType(0, inferred.(niro.TensorType))
+	if err != nil {
+		return err
+	}
+	res := nc.c.fn.NewValue(rt)
+	if nc.n.OpType == "Add" {
+		nc.e.add(&niro.Add{Result: res, LHS: x, RHS: y})
+	} else {
+		nc.e.add(&niro.Mul{Result: res, LHS: x, RHS: y})
+	}
+	nc.setResult(0, res)
+	return nil
+}
+
+// legacyBroadcast checks the broadcast/axis attributes of Add and Mul
+// before opset 7. Without broadcast the shapes must be equal; with it, B
+// must align with the trailing axes of A, which is where numpy-style
+// broadcasting agrees with the legacy rule. Other axes are rejected.
+func (nc *nodeCtx) legacyBroadcast(xt, yt niro.TensorType) error {
+	bc := nc.attr("broadcast")
+	if bc == nil || bc.Int == 0 {
+		if xt.Unranked || yt.Unranked {
+			return nil
+		}
+		if len(xt.Dims) != len(yt.Dims) {
+			return nc.errorf("operand shapes %s and %s differ and broadcast is 0 (legacy broadcasting, opset %d)", xt, yt, nc.opset)
+		}
+		for i := range xt.Dims {
+			if xt.Dims[i] >= 0 && yt.Dims[i] >= 0 && xt.Dims[i] != yt.Dims[i] {
+				return nc.errorf("operand shapes %s and %s differ and broadcast is 0 (legacy broadcasting, opset %d)", xt, yt, nc.opset)
+			}
+		}
+		return nil
+	}
+	ax := nc.attr("axis")
+	if ax == nil {
+		if !xt.Unranked && !yt.Unranked && len(yt.Dims) > len(xt.Dims) {
+			return nc.errorf("legacy broadcasting needs B (%s) to have at most the rank of A (%s)", yt, xt)
+		}
+		return nil
+	}
+	if xt.Unranked || yt.Unranked {
+		return nc.errorf("legacy broadcasting with axis=%d needs ranked operands, has %s and %s (opset %d)", ax.Int, xt, yt, nc.opset)
+	}
+	axis := ax.Int
+	if axis < 0 {
+		axis += int64(len(xt.Dims))
+	}
+	if axis != int64(len(xt.Dims)-len(yt.Dims)) {
+		return nc.errorf("legacy broadcasting of %s into %s along axis %d is not supported (only trailing alignment, axis %d, maps to niro; opset %d)", yt, xt, ax.Int, len(xt.Dims)-len(yt.Dims), nc.opset)
+	}
+	return nil
+}
+
+// matmul maps MatMul of two rank-2 tensors; other ranks stay unknown ops.
+func (nc *nodeCtx) matmul() error {
+	if err := nc.checkNewest(); err != nil {
+		return err
+	}
+	if err := nc.requireArity(2, 2, 1); err != nil {
+		return err
+	}
+	if err := nc.checkAttrs(); err != nil {
+		return err
+	}
+	x, y := nc.args[0], nc.args[1]
+	xt, yt := tensorOf(x), tensorOf(y)
+	if xt.Elem != yt.Elem {
+		return nc.errorf("operands have different element types %s and %s", xt.Elem, yt.Elem)
+	}
+	if xt.Rank() != 2 || yt.Rank() != 2 {
+		return errFallback
+	}
+	inferred, err := niro.InferMatMul(xt, yt)
+	if err != nil {
+		return nc.errorf("%v", err)
+	}
+	rt, err := nc.resultType(0, inferred.(niro.TensorType))
+	if err != nil {
+		return err
+	}
+	res := nc.c.fn.NewValue(rt)
+	nc.e.add(&niro.MatMul{Result: res, LHS: x, RHS: y})
+	nc.setResult(0, res)
+	return nil
+}
+
+// transpose maps Transpose; perm defaults to reversing the axes.
+func (nc *nodeCtx) transpose() error {
+	if err := nc.checkNewest(); err != nil {
+		return err
+	}
+	if err := nc.requireArity(1, 1, 1); err != nil {
+		return err
+	}
+	if err := nc.checkAttrs("perm"); err != nil {
+		return err
+	}
+	x := nc.args[0]
+	xt := tensorOf(x)
+	pa := nc.attr("perm")
+	if xt.Unranked {
+		return errFallback
+	}
+	rank := xt.Rank()
+	perm := make([]int, rank)
+	if pa == nil {
+		for i := range perm {
+			perm[i] = rank - 1 - i
+		}
+	} else {
+		if pa.Type != atInts {
+			return nc.errorf("attribute perm must be a list of ints")
+		}
+		if len(pa.Ints) != rank {
+			return nc.errorf("perm %v has %d entries for an input of rank %d (%s)", pa.Ints, len(pa.Ints), rank, xt)
+		}
+		seen := make([]bool, rank)
+		for i, p := range pa.Ints {
+			if p < 0 || p >= int64(rank) || seen[p] {
+				return nc.errorf("perm %v is not a permutation of 0..%d", pa.Ints, rank-1)
+			}
+			seen[p] = true
+			perm[i] = int(p)
+		}
+	}
+	inferred, err := niro.InferTranspose(xt, perm)
+	if err != nil {
+		return nc.errorf("%v", err)
+	}
+	rt, err := nc.resultType(0, inferred.(niro.TensorType))
+	if err != nil {
+		return err
+	}
+	res := nc.c.fn.NewValue(rt)
+	nc.e.add(&niro.Transpose{Result: res, X: x, Perm: perm})
+	nc.setResult(0, res)
+	return nil
+}
+
+// identity maps Identity to no op: its output is its input's value.
+func (nc *nodeCtx) identity() error {
+	if err := nc.checkNewest(); err != nil {
+		return err
+	}
+	if err := nc.requireArity(1, 1, 1); err != nil {
+		return err
+	}
+	if err := nc.checkAttrs(); err != nil {
+		return err
+	}
+	x := nc.args[0]
+	if _, err := nc.resultType(0, tensorOf(x)); err != nil {
+		return err
+	}
+	nc.setResult(0, x)
+	return nil
+}
+
+// constantAttrs lists Constant's value attributes with their types and
+// the opset that introduced them.
+var constantAttrs = map[string]struct {
+	typ   AttrType
+	since int64
+}{
+	"value":         {atTensor, 1},
+	"sparse_value":  {atSparseTensor, 11},
+	"value_float":   {atFloat, 12},
+	"value_floats":  {atFloats, 12},
+	"value_int":     {atInt, 12},
+	"value_ints":    {atInts, 12},
+	"value_string":  {atString, 12},
+	"value_strings": {atStrings, 12},
+}
+
+// constant maps Constant to a Const (payloads up to smallConstBytes) or
+// to a module global read with GetGlobal. A sparse_value stays an
+// UnknownOp.
+func (nc *nodeCtx) constant() error {
+	if err := nc.checkNewest(); err != nil {
+		return err
+	}
+	if err := nc.requireArity(0, 0, 1); err != nil {
+		return err
+	}
+	if len(nc.attrs) != 1 {
+		return nc.errorf("needs exactly one value attribute, has %d attributes", len(nc.attrs))
+	}
+	a := nc.attrs[0]
+	spec, ok := constantAttrs[a.Name]
+	if !ok || nc.opset < spec.since {
+		return nc.errorf("attribute %q is not defined for Constant at opset %d", a.Name, nc.opset)
+	}
+	if a.Type != spec.typ {
+		return nc.errorf("attribute %q has type %s, want %s", a.Name, a.Type, spec.typ)
+	}
+	out := nc.n.Outputs[0]
+	if out == nil {
+		return nil // the constant is not used
+	}
+	var t niro.TensorType
+	var data []byte
+	tensor := a.Tensor
+	switch a.Name {
+	case "value":
+		tt, err := tensor.NiroType()
+		if err != nil {
+			return nc.errorf("output %q: %v", out.Name, err)
+		}
+		t, data = tt, tensor.Bytes()
+	case "sparse_value":
+		return errFallback
+	case "value_float":
+		t, data = niro.Tensor(niro.F32), encodeFloats([]float32{a.Float})
+	case "value_floats":
+		t, data = niro.Tensor(niro.F32, int64(len(a.Floats))), encodeFloats(a.Floats)
+	case "value_int":
+		t, data = niro.Tensor(niro.I64), encodeInts([]int64{a.Int})
+	case "value_ints":
+		t, data = niro.Tensor(niro.I64, int64(len(a.Ints))), encodeInts(a.Ints)
+	default:
+		return nc.errorf("output %q is a string constant; niro does not support strings", out.Name)
+	}
+	if _, err := nc.resultType(0, t); err != nil {
+		return err
+	}
+	res := nc.c.fn.NewValue(t)
+	if len(data) <= smallConstBytes {
+		nc.e.add(&niro.Const{Result: res, Lit: niro.BytesLit(data)})
+		nc.setResult(0, res)
+		return nil
+	}
+	if tensor == nil {
+		tensor = &Tensor{Name: out.Name, DataType: dataTypeOf(t.Elem), Dims: t.Dims, data: data}
+	}
+	g, err := nc.c.global(tensor, out.Name)
+	if err != nil {
+		return nc.errorf("%v", err)
+	}
+	nc.e.add(&niro.GetGlobal{Result: res, Global: g.Name})
+	nc.setResult(0, res)
+	return nil
+}
+
+// ifOp maps If to a Niro If whose arms are the branch graphs. The
+// condition is read with TensorExtract. When the condition's rank is
+// unknown or the branches yield different types, If stays an UnknownOp.
+func (nc *nodeCtx) ifOp() error {
+	if err := nc.checkNewest(); err != nil {
+		return err
+	}
+	if err := nc.requireArity(1, 1, len(nc.n.Outputs)); err != nil {
+		return err
+	}
+	if err := nc.checkAttrs("then_branch", "else_branch"); err != nil {
+		return err
+	}
+	cond := nc.args[0]
+	ct := tensorOf(cond)
+	if ct.Elem != niro.Bool {
+		return nc.errorf("condition has element type %s, want bool", ct.Elem)
+	}
+	var arms [2]*Graph
+	for i, name := range []string{"then_branch", "else_branch"} {
+		a := nc.attr(name)
+		if a == nil || a.Graph == nil {
+			return nc.errorf("attribute %s (a graph) is missing", name)
+		}
+		if len(a.Graph.Inputs) != 0 {
+			return nc.errorf("%s has %d inputs, want none", name, len(a.Graph.Inputs))
+		}
+		if len(a.Graph.Outputs) != len(nc.n.Outputs) {
+			return nc.errorf("%s has %d outputs, but the node has %d", name, len(a.Graph.Outputs), len(nc.n.Outputs))
+		}
+		arms[i] = a.Graph
+	}
+	if ct.Unranked || ct.HasStaticShape() && ct.NumElements() != 1 {
+		if !ct.Unranked {
+			return nc.errorf("condition %s must hold exactly one element", ct)
+		}
+		return errFallback
+	}
+	// Read the condition's single element, then build the arms.
+	mark := len(nc.e.blk.Ops)
+	idx := make([]niro.Value, ct.Rank())
+	if len(idx) > 0 {
+		zero := nc.c.fn.NewValue(niro.I64)
+		nc.e.add(&niro.Const{Result: zero, Lit: niro.IntLit(0)})
+		for i := range idx {
+			idx[i] = zero
+		}
+	}
+	c := nc.c.fn.NewValue(niro.Bool)
+	nc.e.add(&niro.TensorExtract{Result: c, X: cond, Indices: idx})
+	ids := nc.reserve()
+	var regions [2]*niro.Region
+	var yields [2][]niro.Value
+	for i, g := range arms {
+		blk := &niro.Block{}
+		sub := nc.sc.subgraph(nc.e.loc, []string{"then_branch", "else_branch"}[i])
+		ye := &emitter{blk: blk}
+		vals, err := nc.c.convertGraphBody(g, ye, sub)
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", nc.ref(), []string{"then_branch", "else_branch"}[i], err)
+		}
+		ye.loc = nc.e.loc
+		ye.add(&niro.Yield{Values: vals})
+		regions[i] = &niro.Region{Blocks: []*niro.Block{blk}}
+		yields[i] = vals
+	}
+	op := &niro.If{Cond: c, Then: regions[0], Else: regions[1]}
+	for i := range nc.n.Outputs {
+		a, b := yields[0][i].Type, yields[1][i].Type
+		if !niro.TypesEqual(a, b) {
+			// The arms disagree on a type (ONNX allows different shapes):
+			// keep the If as an UnknownOp, without the condition read.
+			nc.e.blk.Ops = nc.e.blk.Ops[:mark]
+			nc.yields = yields[:]
+			return nc.unknownWithRegions(regions[:], ids)
+		}
+		if _, err := nc.resultType(i, tensorOf(yields[0][i])); err != nil {
+			return err
+		}
+		op.Res = append(op.Res, niro.Value{ID: ids[i], Type: a})
+		nc.setResult(i, op.Res[i])
+	}
+	nc.e.add(op)
+	return nil
+}
+
+// reserve hands out one value ID per output of the node, so that results
+// are numbered before the values of the regions built next.
+func (nc *nodeCtx) reserve() []niro.ValueID {
+	ids := make([]niro.ValueID, len(nc.n.Outputs))
+	for i := range ids {
+		ids[i] = nc.c.fn.NewValue(niro.Bool).ID
+	}
+	return ids
+}

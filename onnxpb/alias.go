@@ -1,0 +1,123 @@
+package onnxpb
+
+import (
+	"errors"
+	"fmt"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+)
+
+// maxAliasDepth bounds the nesting of messages decoded by [UnmarshalAliased],
+// matching the default recursion limit of proto.Unmarshal.
+const maxAliasDepth = 10000
+
+// containers are the messages that may hold tensors, directly or through
+// nested graphs. [UnmarshalAliased] walks their wire records itself so that
+// the bytes fields below them can alias the input; every other message is
+// decoded by proto.Unmarshal as a whole.
+var containers = map[protoreflect.FullName]bool{
+	"onnx.ModelProto":        true,
+	"onnx.GraphProto":        true,
+	"onnx.NodeProto":         true,
+	"onnx.AttributeProto":    true,
+	"onnx.TensorProto":       true,
+	"onnx.SparseTensorProto": true,
+	"onnx.FunctionProto":     true,
+	"onnx.TrainingInfoProto": true,
+}
+
+// UnmarshalModel decodes a serialized ModelProto with [UnmarshalAliased].
+func UnmarshalModel(buf []byte) (*ModelProto, error) {
+	m := new(ModelProto)
+	if err := UnmarshalAliased(buf, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// UnmarshalAliased decodes buf into m (merging, as proto.Unmarshal with
+// Merge does). It differs from proto.Unmarshal in one way: the bytes fields
+// of m and of the tensor-carrying messages below it (TensorProto.raw_data
+// and string_data, AttributeProto.s and strings) are slices of buf rather
+// than copies, so a model's weights are not copied when it is decoded. buf
+// must therefore stay alive and unmodified while m is in use; it may be
+// read-only memory such as a file mapping. Fields unknown to the schema are
+// kept as unknown fields.
+func UnmarshalAliased(buf []byte, m proto.Message) error {
+	return decodeAliased(buf, m.ProtoReflect(), 0)
+}
+
+var mergeOpts = proto.UnmarshalOptions{Merge: true, AllowPartial: true}
+
+func decodeAliased(b []byte, m protoreflect.Message, depth int) error {
+	if depth > maxAliasDepth {
+		return errors.New("proto: exceeded maximum recursion depth")
+	}
+	fields := m.Descriptor().Fields()
+	pending := -1 // start of a run of records left to proto.Unmarshal
+	flush := func(end int) error {
+		if pending < 0 {
+			return nil
+		}
+		err := mergeOpts.Unmarshal(b[pending:end], m.Interface())
+		pending = -1
+		return err
+	}
+	for off := 0; off < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[off:])
+		if n < 0 {
+			return fmt.Errorf("proto: %s: %w", m.Descriptor().FullName(), protowire.ParseError(n))
+		}
+		vn := protowire.ConsumeFieldValue(num, typ, b[off+n:])
+		if vn < 0 {
+			return fmt.Errorf("proto: %s field %d: %w", m.Descriptor().FullName(), num, protowire.ParseError(vn))
+		}
+		fd := fields.ByNumber(num)
+		if fd == nil || typ != protowire.BytesType || !aliasable(fd) {
+			if pending < 0 {
+				pending = off
+			}
+			off += n + vn
+			continue
+		}
+		if err := flush(off); err != nil {
+			return err
+		}
+		v, _ := protowire.ConsumeBytes(b[off+n:])
+		v = v[:len(v):len(v)]
+		off += n + vn
+		switch {
+		case fd.Kind() == protoreflect.BytesKind && fd.IsList():
+			m.Mutable(fd).List().Append(protoreflect.ValueOfBytes(v))
+		case fd.Kind() == protoreflect.BytesKind:
+			m.Set(fd, protoreflect.ValueOfBytes(v))
+		case fd.IsList():
+			list := m.Mutable(fd).List()
+			elem := list.NewElement()
+			if err := decodeAliased(v, elem.Message(), depth+1); err != nil {
+				return err
+			}
+			list.Append(elem)
+		default:
+			if err := decodeAliased(v, m.Mutable(fd).Message(), depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return flush(len(b))
+}
+
+// aliasable reports whether a length-delimited field is decoded by the
+// aliasing walker: a bytes field, or a message that may hold tensors.
+func aliasable(fd protoreflect.FieldDescriptor) bool {
+	switch fd.Kind() {
+	case protoreflect.BytesKind:
+		return true
+	case protoreflect.MessageKind:
+		return !fd.IsMap() && containers[fd.Message().FullName()]
+	default:
+		return false
+	}
+}
