@@ -152,26 +152,38 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, weightsFile 
 	case toolchain.KindAsm:
 		data = res.Asm
 	case toolchain.KindObj:
-		data = res.Obj
 		if out.Blob != nil && c.Weights == "embed" {
 			// One linkable object: the blob joins the model's object as a
 			// read-only section with the symbol NAME_weights.
-			blob, err := os.CreateTemp("", "niro-weights-")
-			if err != nil {
-				return err
-			}
-			defer os.Remove(blob.Name())
-			blob.Close()
-			if err := writeBlob(blob.Name(), out.Blob); err != nil {
-				return err
-			}
-			if data, err = tc.AddBlobSection(ctx, data, blob.Name(), out.Entry.Name+"_weights"); err != nil {
-				return err
-			}
 			*weightsFile = ""
+			return writeEmbedded(env, dest, res.Obj, out.Entry.Name+"_weights", out.Blob)
 		}
+		data = res.Obj
 	}
 	return writeOutput(env, dest, data)
+}
+
+// writeEmbedded writes obj with the weights blob added as a section (see
+// toolchain.AppendBlobSection) to path, or to standard output when path is
+// "" or "-". The blob streams from the model to the file, never held whole
+// in memory; when writing fails the partial file is removed.
+func writeEmbedded(env *Env, path string, obj []byte, symbol string, blob *emit.Blob) error {
+	if path == "" || path == "-" {
+		return toolchain.AppendBlobSection(env.Stdout, obj, symbol, blob, blob.Size)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	err = toolchain.AppendBlobSection(f, obj, symbol, blob, blob.Size)
+	if cerr := f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("writing %s: %w", path, cerr)
+	}
+	if err != nil {
+		os.Remove(path)
+		return err
+	}
+	return nil
 }
 
 // DoctorCmd is `niro doctor`.
