@@ -2,10 +2,13 @@ package main
 
 import (
 	"context"
+	"debug/elf"
 	"encoding/binary"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/niro-dev/niro/niro"
@@ -275,4 +278,52 @@ func @loop(tensor<6xi1>, tensor<3xf32>) -> (tensor<3xf32>) {
 		}
 	}
 	checkF32(t, out[0], want)
+}
+
+// TestCompileEmbedsWeights compiles the example model to one object and
+// checks that it defines the model function and its weights symbol, whose
+// bytes are the weights file's.
+func TestCompileEmbedsWeights(t *testing.T) {
+	requireTools(t)
+	dir := t.TempDir()
+	var stderr strings.Builder
+	model := filepath.Join("examples", "mlp", "model.onnx")
+	if code := run([]string{"compile", model, "--dim", "N=2", "-o", filepath.Join(dir, "mlp.o")}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("compile (embed): exit %d: %s", code, stderr.String())
+	}
+	if code := run([]string{"compile", model, "--dim", "N=2", "--weights", "file", "-o", filepath.Join(dir, "file.o")}, io.Discard, &stderr); code != 0 {
+		t.Fatalf("compile (file): exit %d: %s", code, stderr.String())
+	}
+	want, err := os.ReadFile(filepath.Join(dir, "file.weights"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := elf.Open(filepath.Join(dir, "mlp.o"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]elf.Symbol{}
+	for _, s := range syms {
+		found[s.Name] = s
+	}
+	if _, ok := found["mlp"]; !ok {
+		t.Error("object does not define mlp")
+	}
+	ws, ok := found["mlp_weights"]
+	if !ok {
+		t.Fatal("object does not define mlp_weights")
+	}
+	sec := f.Sections[ws.Section]
+	got, err := sec.Data()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sec.Addralign%64 != 0 || ws.Size != uint64(len(want)) || string(got[ws.Value:ws.Value+ws.Size]) != string(want) {
+		t.Errorf("mlp_weights: align %d, size %d; want 64-aligned, %d bytes equal to file.weights", sec.Addralign, ws.Size, len(want))
+	}
 }
