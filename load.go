@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,7 +88,36 @@ func loadModule(path string, opts importer.Options) (*niro.Module, error) {
 		return nil, err
 	}
 	if err := niro.Verify(m); err != nil {
-		return nil, fmt.Errorf("%s: invalid Niro IR:\n%w", path, err)
+		return nil, diagnostics(path, err)
 	}
 	return m, nil
+}
+
+// diagnosticsError reports a module's verifier diagnostics one per line,
+// each prefixed with the file, as compilers do.
+type diagnosticsError struct {
+	path string
+	err  *niro.VerifyError
+}
+
+func (e *diagnosticsError) Error() string {
+	var sb strings.Builder
+	for i, d := range e.err.Diags {
+		if i > 0 {
+			sb.WriteString("\nniro: ")
+		}
+		sb.WriteString(e.path + ": " + d.String())
+	}
+	return sb.String()
+}
+
+func (e *diagnosticsError) Unwrap() error { return e.err }
+
+// diagnostics wraps a verifier error with the file it came from.
+func diagnostics(path string, err error) error {
+	var ve *niro.VerifyError
+	if errors.As(err, &ve) && len(ve.Diags) > 0 {
+		return &diagnosticsError{path: path, err: ve}
+	}
+	return fmt.Errorf("%s: %w", path, err)
 }
