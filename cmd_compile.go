@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/niro-dev/niro/emit"
-	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -19,17 +19,18 @@ type EmitCmd struct {
 	ShapeFlags
 }
 
+// emitModel loads a .onnx or .niro file and lowers it to MLIR text.
+func emitModel(path string, flags ShapeFlags) (*emit.Output, error) {
+	m, err := loadModule(path, flags)
+	if err != nil {
+		return nil, err
+	}
+	return emit.Module(m, emit.Options{})
+}
+
 // Run prints the model as MLIR text on tensors. It needs no LLVM tools.
 func (c *EmitCmd) Run(env *Env) error {
-	opts, err := c.options()
-	if err != nil {
-		return err
-	}
-	m, err := loadModule(c.File, opts)
-	if err != nil {
-		return err
-	}
-	out, err := emit.Module(m, emit.Options{})
+	out, err := emitModel(c.File, c.ShapeFlags)
 	if err != nil {
 		return err
 	}
@@ -47,12 +48,7 @@ func (c *EmitCmd) Run(env *Env) error {
 }
 
 // stem drops a path's extension.
-func stem(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i > strings.LastIndexByte(path, '/') {
-		return path[:i]
-	}
-	return path
-}
+func stem(path string) string { return strings.TrimSuffix(path, filepath.Ext(path)) }
 
 // CompileCmd is `niro compile`.
 type CompileCmd struct {
@@ -80,15 +76,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	if _, ok := kindExt[c.Emit]; !ok {
 		return usagef("--emit %s is for GPU targets, not host", c.Emit)
 	}
-	opts, err := c.options()
-	if err != nil {
-		return err
-	}
-	m, err := loadModule(c.File, opts)
-	if err != nil {
-		return err
-	}
-	out, err := emit.Module(m, emit.Options{})
+	out, err := emitModel(c.File, c.ShapeFlags)
 	if err != nil {
 		return err
 	}
@@ -96,8 +84,11 @@ func (c *CompileCmd) Run(env *Env) error {
 	if dest == "" {
 		dest = stem(c.File) + kindExt[c.Emit]
 	}
+	// The blob goes beside the output unless the object embeds it; a
+	// header only describes it.
+	embed := c.Emit == "obj" && c.Weights == "embed"
 	weightsFile := ""
-	if out.Blob != nil && (c.Emit != "obj" || c.Weights == "file") && c.Emit != "header" && c.Emit != "mlir" || out.Blob != nil && c.Emit == "mlir" {
+	if out.Blob != nil && c.Emit != "header" && !embed {
 		weightsFile = stem(dest) + ".weights"
 		if dest == "-" {
 			weightsFile = stem(c.File) + ".weights"
@@ -115,7 +106,7 @@ func (c *CompileCmd) Run(env *Env) error {
 		}
 		return writeOutput(env, dest, []byte(h))
 	default:
-		if err := c.build(env, out, dest, &weightsFile); err != nil {
+		if err := c.build(env, out, dest, embed); err != nil {
 			return err
 		}
 	}
@@ -125,7 +116,9 @@ func (c *CompileCmd) Run(env *Env) error {
 	return nil
 }
 
-func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, weightsFile *string) error {
+// build runs the pipeline as far as c.Emit and writes the result to dest;
+// with embed, the weights blob goes into the object.
+func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) error {
 	ctx := context.Background()
 	p, err := lookupPipeline(c.Pipeline)
 	if err != nil {
@@ -135,10 +128,7 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, weightsFile 
 	if err != nil {
 		return err
 	}
-	kind := map[string]toolchain.Kind{
-		"llvm-dialect": toolchain.KindLLVMDialect, "ll": toolchain.KindLL,
-		"obj": toolchain.KindObj, "asm": toolchain.KindAsm,
-	}[c.Emit]
+	kind := toolchain.Kind(c.Emit) // the kinds are spelled as --emit spells them
 	res, err := tc.Build(ctx, toolchain.BuildRequest{MLIR: out.MLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
 	if err != nil {
 		return err
@@ -152,10 +142,9 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, weightsFile 
 	case toolchain.KindAsm:
 		data = res.Asm
 	case toolchain.KindObj:
-		if out.Blob != nil && c.Weights == "embed" {
+		if out.Blob != nil && embed {
 			// One linkable object: the blob joins the model's object as a
 			// read-only section with the symbol NAME_weights.
-			*weightsFile = ""
 			return writeEmbedded(env, dest, res.Obj, out.Entry.Name+"_weights", out.Blob)
 		}
 		data = res.Obj
@@ -225,5 +214,3 @@ func (c *DoctorCmd) Run(env *Env) error {
 	fmt.Fprintln(env.Stdout, "all required tools found")
 	return nil
 }
-
-var _ = niro.Bool

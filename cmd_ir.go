@@ -47,11 +47,7 @@ type VerifyCmd struct {
 
 // Run verifies the file; diagnostics go to standard error.
 func (c *VerifyCmd) Run(env *Env) error {
-	opts, err := c.options()
-	if err != nil {
-		return err
-	}
-	if _, err := loadModule(c.File, opts); err != nil {
+	if _, err := loadModule(c.File, c.ShapeFlags); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: ok\n", c.File)

@@ -59,7 +59,11 @@ func (c *RunCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	m, inputs, err := loadForInputs(c.File, c.ShapeFlags, given)
+	mf, err := openModel(c.File, c.ShapeFlags)
+	if err != nil {
+		return err
+	}
+	m, inputs, err := mf.forInputs(given)
 	if err != nil {
 		return err
 	}
@@ -114,6 +118,10 @@ type TestCmd struct {
 // folder and compares each output, one line per output.
 func (c *TestCmd) Run(env *Env) error {
 	ctx := context.Background()
+	mf, err := openModel(c.File, c.ShapeFlags)
+	if err != nil {
+		return err
+	}
 	tc, err := env.findTools(ctx)
 	if err != nil {
 		return err
@@ -137,7 +145,7 @@ func (c *TestCmd) Run(env *Env) error {
 		if len(wants) == 0 {
 			return fmt.Errorf("%s: no output_K.pb files", dir)
 		}
-		m, inputs, err := loadForInputs(c.File, c.ShapeFlags, ins)
+		m, inputs, err := mf.forInputs(ins)
 		if err != nil {
 			return err
 		}
@@ -231,19 +239,19 @@ func (c *BenchCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	opts, err := c.options()
+	mf, err := openModel(c.File, c.ShapeFlags)
 	if err != nil {
 		return err
 	}
+	var m *niro.Module
 	var inputs []tensorio.Tensor
-	m, err := loadModule(c.File, opts)
+	if len(given) > 0 {
+		m, inputs, err = mf.forInputs(given)
+	} else {
+		m, err = mf.module(nil)
+	}
 	if err != nil {
 		return err
-	}
-	if len(given) > 0 {
-		if m, inputs, err = loadForInputs(c.File, c.ShapeFlags, given); err != nil {
-			return err
-		}
 	}
 	tc, err := env.findTools(ctx)
 	if err != nil {

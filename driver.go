@@ -9,7 +9,6 @@ import (
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/harness"
-	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
 	"github.com/niro-dev/niro/toolchain"
@@ -202,44 +201,36 @@ func paramName(p emit.Param, i int, kind string) string {
 	return fmt.Sprintf("%s_%d", kind, i)
 }
 
-// loadForInputs imports path with every input's shape bound to the given
+// forInputs returns the model with every input's shape bound to the given
 // tensors (matched by name, else by position), so a model with symbolic
-// dimensions compiles for the shapes it runs on. It returns the module and
-// the inputs in entry order.
-func loadForInputs(path string, flags ShapeFlags, given []namedTensor) (*niro.Module, []tensorio.Tensor, error) {
-	opts, err := flags.options()
-	if err != nil {
-		return nil, nil, err
-	}
-	m, err := loadModule(path, opts)
+// dimensions compiles for the shapes it runs on, and the inputs in entry
+// order. Shapes fixed by --dim or --shape are left as they are.
+func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Tensor, error) {
+	m, err := mf.module(nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	entry := m.Entry()
 	if entry == nil {
-		return nil, nil, fmt.Errorf("%s: no entry function", path)
+		return nil, nil, fmt.Errorf("%s: no entry function", mf.path)
 	}
 	ordered, err := orderInputs(m, entry, given)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", path, err)
+		return nil, nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
-	if !isONNX(path) || len(flags.Dim) > 0 || len(flags.Shape) > 0 {
+	if mf.onnx == nil || len(mf.opts.Dims) > 0 || len(mf.opts.Shapes) > 0 {
 		return m, ordered, nil
 	}
+	shapes := map[string][]int64{}
 	rebind := false
-	for i, t := range entry.Type.Inputs {
-		if !niro.TypesEqual(t, ordered[i].Type()) {
-			rebind = true
-		}
+	for i, in := range ordered {
+		shapes[inputName(entry, i)] = in.Dims
+		rebind = rebind || !niro.TypesEqual(entry.Type.Inputs[i], in.Type())
 	}
 	if !rebind {
 		return m, ordered, nil
 	}
-	opts.Shapes = map[string][]int64{}
-	for i, in := range ordered {
-		opts.Shapes[inputName(entry, i)] = in.Dims
-	}
-	m, err = loadModule(path, opts)
+	m, err = mf.module(shapes)
 	return m, ordered, err
 }
 
@@ -322,5 +313,3 @@ func orderInputs(m *niro.Module, f *niro.Function, given []namedTensor) ([]tenso
 	}
 	return out, nil
 }
-
-var _ = importer.Options{}

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -70,11 +71,26 @@ func isONNX(path string) bool {
 	return strings.EqualFold(filepath.Ext(path), ".onnx")
 }
 
-// loadModule reads a .onnx or .niro file into a verified module.
-func loadModule(path string, opts importer.Options) (*niro.Module, error) {
+// modelFile is a model opened once and converted to verified Niro IR on
+// demand, under the --dim and --shape flags and, when a command runs the
+// model, with its input shapes bound from the actual inputs.
+type modelFile struct {
+	path string
+	opts importer.Options
+	onnx *importer.Model // an ONNX model, memory-mapped while open
+	base *niro.Module    // the module under the flags alone, once made
+}
+
+// openModel opens a .onnx file, or parses and verifies a .niro file.
+func openModel(path string, flags ShapeFlags) (*modelFile, error) {
+	opts, err := flags.options()
+	if err != nil {
+		return nil, err
+	}
+	mf := &modelFile{path: path, opts: opts}
 	if isONNX(path) {
-		m, _, err := importer.Import(path, opts)
-		return m, err
+		mf.onnx, err = importer.Load(path, opts)
+		return mf, err
 	}
 	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
 		return nil, usagef("--dim and --shape apply to .onnx models only")
@@ -83,14 +99,54 @@ func loadModule(path string, opts importer.Options) (*niro.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := niro.Parse(path, src)
+	if mf.base, err = niro.Parse(path, src); err != nil {
+		return nil, err
+	}
+	if err := niro.Verify(mf.base); err != nil {
+		return nil, diagnostics(path, err)
+	}
+	return mf, nil
+}
+
+// close releases an ONNX model's mappings; modules made from it must no
+// longer be used.
+func (mf *modelFile) close() {
+	if mf.onnx != nil {
+		_ = mf.onnx.Close()
+	}
+}
+
+// module returns the model under the flags, with the input shapes in
+// shapes (by input name) fixed as well when shapes is not nil.
+func (mf *modelFile) module(shapes map[string][]int64) (*niro.Module, error) {
+	if shapes == nil && mf.base != nil {
+		return mf.base, nil
+	}
+	opts := mf.opts
+	if shapes != nil {
+		opts.Shapes = maps.Clone(mf.opts.Shapes)
+		if opts.Shapes == nil {
+			opts.Shapes = map[string][]int64{}
+		}
+		maps.Copy(opts.Shapes, shapes)
+	}
+	m, err := importer.Convert(mf.onnx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mf.path, err)
+	}
+	if shapes == nil {
+		mf.base = m
+	}
+	return m, nil
+}
+
+// loadModule reads a .onnx or .niro file into a verified module.
+func loadModule(path string, flags ShapeFlags) (*niro.Module, error) {
+	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
 	}
-	if err := niro.Verify(m); err != nil {
-		return nil, diagnostics(path, err)
-	}
-	return m, nil
+	return mf.module(nil)
 }
 
 // diagnosticsError reports a module's verifier diagnostics one per line,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/niro-dev/niro/toolchain"
 )
 
 func TestMain(m *testing.M) {
@@ -77,14 +80,9 @@ func TestScripts(t *testing.T) {
 	})
 }
 
+// toolsInstalled reports whether niro's tool discovery finds every
+// required LLVM/MLIR tool.
 func toolsInstalled() bool {
-	if p := os.Getenv("NIRO_LLVM_PREFIX"); p != "" {
-		_, err := os.Stat(filepath.Join(p, "mlir-opt"))
-		return err == nil
-	}
-	if _, err := os.Stat("/usr/lib/llvm-22/bin/mlir-opt"); err == nil {
-		return true
-	}
-	_, err := exec.LookPath("mlir-opt")
+	_, err := toolchain.Find(context.Background(), toolchain.FindOptions{})
 	return err == nil
 }

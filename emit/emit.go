@@ -99,7 +99,7 @@ func Module(m *niro.Module, opts Options) (*Output, error) {
 	if entry.Body == nil {
 		return nil, fmt.Errorf("emit: entry function @%s has no body", entry.Name)
 	}
-	if !isCIdent(entry.Name) {
+	if !niro.IsCIdent(entry.Name) {
 		return nil, fmt.Errorf("emit: entry function name %q is not a valid C identifier", entry.Name)
 	}
 	e := &emitter{
@@ -419,31 +419,4 @@ func quote(s string) string {
 	}
 	sb.WriteByte('"')
 	return sb.String()
-}
-
-// isCIdent reports whether s is a C identifier that is not a keyword.
-func isCIdent(s string) bool {
-	if s == "" || cKeywords[s] {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case i > 0 && c >= '0' && c <= '9':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-var cKeywords = map[string]bool{
-	"auto": true, "break": true, "case": true, "char": true, "const": true, "continue": true,
-	"default": true, "do": true, "double": true, "else": true, "enum": true, "extern": true,
-	"float": true, "for": true, "goto": true, "if": true, "inline": true, "int": true,
-	"long": true, "register": true, "restrict": true, "return": true, "short": true,
-	"signed": true, "sizeof": true, "static": true, "struct": true, "switch": true,
-	"typedef": true, "union": true, "unsigned": true, "void": true, "volatile": true,
-	"while": true, "bool": true, "true": true, "false": true,
 }

@@ -1,13 +1,11 @@
 package emit
 
 import (
-	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -20,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/toolchain"
 )
 
 var update = flag.Bool("update", false, "rewrite the want sections of testdata/emit/*.txtar")
@@ -33,9 +32,9 @@ var update = flag.Bool("update", false, "rewrite the want sections of testdata/e
 //	want.h      optional: the expected C header
 //	want.blob   optional: the expected blob layout, one "offset size name type" line per entry
 //
-// Every emitted module is also checked with mlir-opt: parsed and verified,
-// run through the host pipeline of passes.txt down to the LLVM dialect, and
-// translated to LLVM IR with mlir-translate.
+// Every emitted module is also run through the host pipeline of passes.txt
+// (mlir-opt parses and verifies it, the contraction schedule included) down
+// to the LLVM dialect, and translated to LLVM IR with mlir-translate.
 const goldenDir = "../testdata/emit"
 
 func TestGolden(t *testing.T) {
@@ -158,179 +157,78 @@ func blobLayout(b *Blob) string {
 	return sb.String()
 }
 
-// fallbackHostPasses is the host pipeline of MLIR22-NOTES.md, used when the
-// repository has no passes.txt.
-var fallbackHostPasses = []string{
-	"linalg-fuse-elementwise-ops",
-	"one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}",
-	"buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true}",
-	"buffer-deallocation-pipeline",
-	"func.func(convert-linalg-to-loops)",
-	"convert-vector-to-scf",
-	"expand-strided-metadata",
-	"lower-affine",
-	"convert-scf-to-cf",
-	"convert-vector-to-llvm",
-	"finalize-memref-to-llvm",
-	"convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}",
-	"convert-arith-to-llvm",
-	"convert-cf-to-llvm",
-	"convert-index-to-llvm",
-	"convert-ub-to-llvm",
-	"reconcile-unrealized-casts",
-}
-
 var (
-	hostOnce   sync.Once
-	hostPasses []string
-	hostSource string
-	hostErr    error
+	toolsOnce sync.Once
+	toolsTC   *toolchain.Toolchain
+	toolsHost toolchain.Pipeline
+	toolsErr  error
 )
 
-// host returns the passes of the `host` pipeline in the repository's
-// passes.txt (directives such as @schedule left out), or the fallback list
-// when there is no passes.txt.
-func host(t *testing.T) []string {
+// hostTools finds the LLVM/MLIR tools as niro does and reads the host
+// pipeline from the repository's passes.txt. It skips the test when the
+// tools are missing, unless NIRO_REQUIRE_TOOLS is set.
+func hostTools(t *testing.T) (*toolchain.Toolchain, toolchain.Pipeline) {
 	t.Helper()
-	hostOnce.Do(func() {
+	toolsOnce.Do(func() {
 		text, err := os.ReadFile("../passes.txt")
-		if errors.Is(err, fs.ErrNotExist) {
-			hostPasses, hostSource = fallbackHostPasses, "MLIR22-NOTES.md"
-			return
-		}
 		if err != nil {
-			hostErr = err
+			toolsErr = err
 			return
 		}
-		hostPasses, hostErr = pipelinePasses(string(text), "host")
-		hostSource = "passes.txt"
+		ps, err := toolchain.ParsePipelines(string(text))
+		if err != nil {
+			toolsErr = fmt.Errorf("passes.txt: %w", err)
+			return
+		}
+		var ok bool
+		if toolsHost, ok = ps.Lookup("host"); !ok {
+			toolsErr = errors.New("passes.txt has no host pipeline")
+			return
+		}
+		toolsTC, toolsErr = toolchain.Find(context.Background(), toolchain.FindOptions{})
 	})
-	if hostErr != nil {
-		t.Fatalf("passes.txt: %v", hostErr)
+	var te *toolchain.ToolError
+	if errors.As(toolsErr, &te) && os.Getenv("NIRO_REQUIRE_TOOLS") == "" {
+		t.Skipf("LLVM/MLIR tools missing: %v", toolsErr)
 	}
-	return hostPasses
+	if toolsErr != nil {
+		t.Fatal(toolsErr)
+	}
+	return toolsTC, toolsHost
 }
 
-// pipelinePasses returns the passes of pipeline name in a pipelines file:
-// the lines after `pipeline NAME:` up to the next `pipeline` line, with
-// comments, blank lines and @ directives left out.
-func pipelinePasses(text, name string) ([]string, error) {
-	var passes []string
-	in := false
-	for _, line := range strings.Split(text, "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		line = strings.TrimSpace(line)
-		if rest, ok := strings.CutPrefix(line, "pipeline "); ok {
-			in = strings.TrimSpace(strings.TrimSuffix(rest, ":")) == name
-			continue
-		}
-		if in && line != "" && !strings.HasPrefix(line, "@") {
-			passes = append(passes, line)
+// forModule fits the host pipeline to one module: the bare-pointer calling
+// convention needs static shapes, so a module with a dynamic extent keeps
+// memref descriptors.
+func forModule(host toolchain.Pipeline, mlir string) toolchain.Pipeline {
+	if !strings.Contains(mlir, "?") {
+		return host
+	}
+	p := host
+	p.Steps = slices.Clone(host.Steps)
+	for i, st := range p.Steps {
+		if st.Pass == "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}" {
+			p.Steps[i].Pass = "convert-func-to-llvm"
 		}
 	}
-	if len(passes) == 0 {
-		return nil, fmt.Errorf("no pipeline %q with passes", name)
-	}
-	return passes, nil
+	return p
 }
 
-// adaptPipeline fits the host passes to one module and says what it
-// changed. The bare-pointer calling convention needs static shapes, so a
-// module with a dynamic extent keeps memref descriptors. The ownership-based
-// deallocation in buffer-deallocation-pipeline rejects unstructured loops,
-// so a module with cf branches first has its CFG lifted to scf
-// (lift-cf-to-scf, then canonicalize so that the loop-carried tensors
-// bufferize in place) unless the pipeline already does so.
-func adaptPipeline(passes []string, mlir string) ([]string, []string) {
-	var notes []string
-	out := append([]string(nil), passes...)
-	if strings.Contains(mlir, "?") {
-		for i, p := range out {
-			if p == "convert-func-to-llvm{use-bare-ptr-memref-call-conv=1}" {
-				out[i] = "convert-func-to-llvm"
-				notes = append(notes, "dynamic shapes: memref descriptors instead of bare pointers")
-			}
-		}
-	}
-	if strings.Contains(mlir, "cf.br") || strings.Contains(mlir, "cf.cond_br") {
-		if !slices.Contains(out, "lift-cf-to-scf") {
-			out = append([]string{"lift-cf-to-scf", "canonicalize"}, out...)
-			notes = append(notes, "cf branches: lift-cf-to-scf and canonicalize first")
-		}
-		for i, p := range out {
-			if strings.HasPrefix(p, "one-shot-bufferize{") && !strings.Contains(p, "allow-return-allocs-from-loops") {
-				out[i] = strings.Replace(p, "{", "{allow-return-allocs-from-loops=true ", 1)
-				notes = append(notes, "cf branches: one-shot-bufferize allows allocations returned from loops")
-			}
-		}
-	}
-	return out, notes
-}
-
-// checkWithMLIR parses and verifies text with mlir-opt, lowers it through
-// the host pipeline to the LLVM dialect, and translates that to LLVM IR.
+// checkWithMLIR lowers text through the host pipeline (mlir-opt parses and
+// verifies it on the way) to the LLVM dialect, and translates that to LLVM
+// IR.
 func checkWithMLIR(t *testing.T, text string) {
 	t.Helper()
-	opt := tool(t, "mlir-opt")
-	run(t, text, opt)
-	passes, notes := adaptPipeline(host(t), text)
-	for _, n := range notes {
-		t.Logf("%s host pipeline adapted: %s", hostSource, n)
+	tc, host := hostTools(t)
+	ctx := context.Background()
+	llvmDialect, err := tc.Lower(ctx, text, forModule(host, text))
+	if err != nil {
+		t.Errorf("%v\ninput:\n%s", err, text)
+		return
 	}
-	llvmDialect := run(t, text, opt, "--pass-pipeline=builtin.module("+strings.Join(passes, ",")+")")
-	if llvmDialect != "" {
-		run(t, llvmDialect, tool(t, "mlir-translate"), "--mlir-to-llvmir")
+	if _, err := tc.Translate(ctx, llvmDialect); err != nil {
+		t.Errorf("%v\ninput:\n%s", err, text)
 	}
-}
-
-// run pipes input through the command and returns its output, failing the
-// test (with the input) when it fails.
-func run(t *testing.T, input string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Stdin = strings.NewReader(input)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Errorf("%s %s: %v\n%s\ninput:\n%s", filepath.Base(name), strings.Join(args, " "), err, stderr.String(), input)
-		return ""
-	}
-	return stdout.String()
-}
-
-// tool locates an LLVM tool: in $NIRO_LLVM_PREFIX (a bin directory or a
-// directory holding bin), then /usr/lib/llvm-NN/bin for NN from 30 down to
-// 22, then PATH. When it is missing the test is skipped, or fails when
-// NIRO_REQUIRE_TOOLS is set.
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	if p := os.Getenv("NIRO_LLVM_PREFIX"); p != "" {
-		for _, c := range []string{filepath.Join(p, name), filepath.Join(p, "bin", name)} {
-			if isExec(c) {
-				return c
-			}
-		}
-	}
-	for v := 30; v >= 22; v-- {
-		if c := fmt.Sprintf("/usr/lib/llvm-%d/bin/%s", v, name); isExec(c) {
-			return c
-		}
-	}
-	if c, err := exec.LookPath(name); err == nil {
-		return c
-	}
-	if os.Getenv("NIRO_REQUIRE_TOOLS") != "" {
-		t.Fatalf("%s not found and NIRO_REQUIRE_TOOLS is set", name)
-	}
-	t.Skipf("%s not found (set NIRO_LLVM_PREFIX)", name)
-	return ""
-}
-
-func isExec(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0
 }
 
 // TestEveryOpKind checks that the emitter dispatches every op kind Niro

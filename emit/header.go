@@ -22,7 +22,7 @@ func Header(out *Output) (string, error) {
 		return "", errors.New("emit: header: nil output")
 	}
 	e := out.Entry
-	if !isCIdent(e.Name) {
+	if !niro.IsCIdent(e.Name) {
 		return "", fmt.Errorf("emit: header: entry name %q is not a valid C identifier", e.Name)
 	}
 	up := strings.ToUpper(e.Name)

@@ -20,8 +20,8 @@
 //
 // Any failure prints a message naming the file to stderr and exits with
 // status 1. [Splice] inserts the generated text into the lowered model module,
-// [Build] does both after checking the model function's signature, and
-// [RunnerArgs] gives the mlir-runner command line that runs the result.
+// and [Build] does both after checking the model function's signature; package
+// toolchain runs the result under mlir-runner.
 package harness
 
 import (

@@ -186,24 +186,6 @@ func TestCheckSignature(t *testing.T) {
 	}
 }
 
-func TestFindLib(t *testing.T) {
-	dir := t.TempDir()
-	for _, n := range []string{"libx.so.9.1", "libx.so.22.1", "libx.so.22.0", "liby.so", "liby.so.3"} {
-		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got, err := FindLib(dir, "libx"); err != nil || filepath.Base(got) != "libx.so.22.1" {
-		t.Errorf("FindLib(libx) = %s, %v; want libx.so.22.1", got, err)
-	}
-	if got, err := FindLib(dir, "liby"); err != nil || filepath.Base(got) != "liby.so" {
-		t.Errorf("FindLib(liby) = %s, %v; want liby.so", got, err)
-	}
-	if _, err := FindLib(dir, "libz"); err == nil || !strings.Contains(err.Error(), "libz.so not found in "+dir) {
-		t.Errorf("FindLib(libz) error = %v", err)
-	}
-}
-
 func TestFusedOps(t *testing.T) {
 	mod := `%1 = llvm.fmul %a, %b : f32
 %2 = llvm.fadd %1, %c {fastmathFlags = #llvm.fastmath<nnan, contract>} : f32
@@ -211,9 +193,9 @@ func TestFusedOps(t *testing.T) {
 %4 = llvm.intr.fma(%a, %b, %c) : (f32, f32, f32) -> f32
 %5 = "llvm.intr.vector.reduce.fadd"(%a, %v) <{fastmathFlags = #llvm.fastmath<none>}> : (f32, vector<4xf32>) -> f32
 %6 = llvm.fadd %1, %c {fastmathFlags = #llvm.fastmath<fast>} : f32`
-	got := FusedOps(mod)
+	got := fusedOps(mod)
 	if len(got) != 3 || !strings.HasPrefix(got[0], "%2") || !strings.HasPrefix(got[1], "%3") || !strings.HasPrefix(got[2], "%6") {
-		t.Errorf("FusedOps = %q", got)
+		t.Errorf("fusedOps = %q", got)
 	}
 }
 

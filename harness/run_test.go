@@ -2,7 +2,9 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -10,89 +12,104 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/niro-dev/niro/toolchain"
 )
 
-// hostPipeline is the host lowering pipeline (MLIR22-NOTES.md) with the
-// bare-pointer calling convention.
-const hostPipeline = "builtin.module(linalg-fuse-elementwise-ops," +
-	"one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}," +
-	"buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true}," +
-	"buffer-deallocation-pipeline,func.func(convert-linalg-to-loops),convert-vector-to-scf," +
-	"expand-strided-metadata,lower-affine,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm," +
-	"convert-func-to-llvm{use-bare-ptr-memref-call-conv=1},convert-arith-to-llvm,convert-cf-to-llvm," +
-	"convert-index-to-llvm,convert-ub-to-llvm,reconcile-unrealized-casts)"
-
-// llvmTools locates mlir-opt, mlir-runner and the runner library directory
-// from $NIRO_LLVM_PREFIX or /usr/lib/llvm-22/bin. It skips the test when
-// they are missing, unless NIRO_REQUIRE_TOOLS is set.
-func llvmTools(t *testing.T) (opt, runner, libDir string) {
+// hostTools finds the LLVM/MLIR tools as niro does and reads the host
+// pipeline from the repository's passes.txt. It skips the test when the
+// tools are missing, unless NIRO_REQUIRE_TOOLS is set.
+func hostTools(t *testing.T) (*toolchain.Toolchain, toolchain.Pipeline) {
 	t.Helper()
-	prefix := os.Getenv("NIRO_LLVM_PREFIX")
-	if prefix == "" {
-		prefix = "/usr/lib/llvm-22/bin"
-	}
-	opt = filepath.Join(prefix, "mlir-opt")
-	runner = filepath.Join(prefix, "mlir-runner")
-	libDir = filepath.Join(filepath.Dir(prefix), "lib")
-	for _, p := range []string{opt, runner} {
-		if _, err := os.Stat(p); err != nil {
-			if os.Getenv("NIRO_REQUIRE_TOOLS") != "" {
-				t.Fatalf("required tool missing: %v", err)
-			}
-			t.Skipf("tool missing: %v", err)
+	tc, err := toolchain.Find(context.Background(), toolchain.FindOptions{})
+	if err != nil {
+		if os.Getenv("NIRO_REQUIRE_TOOLS") != "" {
+			t.Fatalf("required tools missing: %v", err)
 		}
+		t.Skipf("tools missing: %v", err)
 	}
-	return opt, runner, libDir
+	text, err := os.ReadFile("../passes.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := toolchain.ParsePipelines(string(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, ok := ps.Lookup("host")
+	if !ok {
+		t.Fatal("passes.txt has no host pipeline")
+	}
+	return tc, host
 }
 
 // lower runs the host pipeline on tensor-level MLIR text.
-func lower(t *testing.T, opt, src string) string {
+func lower(t *testing.T, tc *toolchain.Toolchain, host toolchain.Pipeline, src string) string {
 	t.Helper()
-	cmd := exec.Command(opt, "--pass-pipeline="+hostPipeline)
-	cmd.Stdin = strings.NewReader(src)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	out, err := tc.Lower(context.Background(), src, host)
 	if err != nil {
-		t.Fatalf("mlir-opt: %v\n%s", err, stderr.String())
+		t.Fatal(err)
 	}
-	return string(out)
+	return out
 }
 
-// runHarness splices the harness for s into lowered and runs it; it returns
-// the runner's exit code and stderr.
-func runHarness(t *testing.T, runner, libDir, lowered string, s Spec) (int, string) {
+// runHarness splices the harness for s into lowered and runs it under
+// mlir-runner; it returns the runner's exit code and stderr.
+func runHarness(t *testing.T, tc *toolchain.Toolchain, lowered string, s Spec) (int, string) {
 	t.Helper()
 	mod, err := Build(lowered, s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(t.TempDir(), "run.mlir")
-	if err := os.WriteFile(file, []byte(mod), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	args, err := RunnerArgs(file, libDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(runner, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err = cmd.Run()
-	if ee, ok := err.(*exec.ExitError); ok {
-		return ee.ExitCode(), stderr.String()
+	_, err = tc.Run(context.Background(), mod, toolchain.RunOptions{OptLevel: 3})
+	var te *toolchain.ToolError
+	var ee *exec.ExitError
+	if errors.As(err, &te) && errors.As(err, &ee) {
+		return ee.ExitCode(), te.Stderr
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	return 0, stderr.String()
+	return 0, ""
 }
 
-func mustRun(t *testing.T, runner, libDir, lowered string, s Spec) {
+func mustRun(t *testing.T, tc *toolchain.Toolchain, lowered string, s Spec) {
 	t.Helper()
-	if code, stderr := runHarness(t, runner, libDir, lowered, s); code != 0 {
+	if code, stderr := runHarness(t, tc, lowered, s); code != 0 {
 		t.Fatalf("mlir-runner exited with %d:\n%s", code, stderr)
 	}
+}
+
+// fusedOps returns the lines of an LLVM-dialect module that allow a
+// multiply and an add to be fused into one FMA when compiled for a CPU that
+// has one: llvm.intr.fmuladd (which vector.fma, and so vector.outerproduct
+// with an accumulator, lowers to), and operations carrying the "contract"
+// or "fast" fast-math flag. A plain llvm.fmul followed by llvm.fadd is never
+// fused. Explicit llvm.intr.fma is an exact single-rounding operation and is
+// not reported.
+func fusedOps(module string) []string {
+	var out []string
+	for _, line := range strings.Split(module, "\n") {
+		if strings.Contains(line, "llvm.intr.fmuladd") || hasContractFlag(line) {
+			out = append(out, strings.TrimSpace(line))
+		}
+	}
+	return out
+}
+
+func hasContractFlag(line string) bool {
+	i := strings.Index(line, "fastmath<")
+	if i < 0 {
+		return false
+	}
+	flags, _, _ := strings.Cut(line[i+len("fastmath<"):], ">")
+	for _, f := range strings.Split(flags, ",") {
+		switch strings.TrimSpace(f) {
+		case "contract", "fast":
+			return true
+		}
+	}
+	return false
 }
 
 func writeFile(t *testing.T, dir, name string, data []byte) Buffer {
@@ -135,8 +152,8 @@ func.func @model(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
 }`
 
 func TestRunAdd(t *testing.T) {
-	opt, runner, libDir := llvmTools(t)
-	lowered := lower(t, opt, addModel)
+	tc, host := hostTools(t)
+	lowered := lower(t, tc, host, addModel)
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	a, b, want := make([]float32, 4), make([]float32, 4), make([]float32, 4)
@@ -153,7 +170,7 @@ func TestRunAdd(t *testing.T) {
 		Runs:        runs,
 		TimingsPath: filepath.Join(dir, "times.bin"),
 	}
-	mustRun(t, runner, libDir, lowered, s)
+	mustRun(t, tc, lowered, s)
 	if got := readFile(t, s.Outputs[0].Path); !bytes.Equal(got, f32Bytes(want)) {
 		t.Errorf("output = %x, want %x", got, f32Bytes(want))
 	}
@@ -185,8 +202,8 @@ func.func @model(%w: memref<64xi8>, %x: tensor<4xf32>) -> tensor<4xf32> {
 }`
 
 func TestRunWeights(t *testing.T) {
-	opt, runner, libDir := llvmTools(t)
-	lowered := lower(t, opt, weightsModel)
+	tc, host := hostTools(t)
+	lowered := lower(t, tc, host, weightsModel)
 	dir := t.TempDir()
 	x := []float32{1.5, -2, 3.25, 1e-3}
 	wv := []float32{2, 0.5, -4, 1e3}
@@ -203,7 +220,7 @@ func TestRunWeights(t *testing.T) {
 		Outputs: []Buffer{{filepath.Join(dir, "y.bin"), 16}},
 		Runs:    1,
 	}
-	mustRun(t, runner, libDir, lowered, s)
+	mustRun(t, tc, lowered, s)
 	if got := readFile(t, s.Outputs[0].Path); !bytes.Equal(got, f32Bytes(want)) {
 		t.Errorf("output = %x, want %x", got, f32Bytes(want))
 	}
@@ -211,7 +228,7 @@ func TestRunWeights(t *testing.T) {
 	// A blob of the wrong size is refused before the model runs.
 	short := writeFile(t, dir, "short.weights", blob[:60])
 	s.Weights = Buffer{short.Path, 64}
-	code, stderr := runHarness(t, runner, libDir, lowered, s)
+	code, stderr := runHarness(t, tc, lowered, s)
 	if code != 1 || !strings.Contains(stderr, "weights file "+short.Path+" does not hold exactly 64 bytes") {
 		t.Errorf("short weights: exit %d, stderr %q", code, stderr)
 	}
@@ -248,8 +265,8 @@ func.func @mixed(%a: tensor<3xi64>, %b: tensor<2x2xf64>, %c: tensor<5xi1>)
 }`
 
 func TestRunMixedTypes(t *testing.T) {
-	opt, runner, libDir := llvmTools(t)
-	lowered := lower(t, opt, mixedModel)
+	tc, host := hostTools(t)
+	lowered := lower(t, tc, host, mixedModel)
 	dir := t.TempDir()
 
 	a := []int64{7, -1 << 40, math.MaxInt64 / 5}
@@ -285,7 +302,7 @@ func TestRunMixedTypes(t *testing.T) {
 		Warmup: 2,
 		Runs:   3,
 	}
-	mustRun(t, runner, libDir, lowered, s)
+	mustRun(t, tc, lowered, s)
 	for i, want := range [][]byte{wantC, wantA, wantB} {
 		if got := readFile(t, s.Outputs[i].Path); !bytes.Equal(got, want) {
 			t.Errorf("output %d = %x, want %x", i, got, want)
@@ -296,8 +313,8 @@ func TestRunMixedTypes(t *testing.T) {
 // TestRunInputErrors checks that bad input files stop the harness with
 // exit status 1 and a message naming the file.
 func TestRunInputErrors(t *testing.T) {
-	opt, runner, libDir := llvmTools(t)
-	lowered := lower(t, opt, addModel)
+	tc, host := hostTools(t)
+	lowered := lower(t, tc, host, addModel)
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good.bin", make([]byte, 16))
 	short := writeFile(t, dir, "short.bin", make([]byte, 12))
@@ -314,7 +331,7 @@ func TestRunInputErrors(t *testing.T) {
 		{good, filepath.Join(dir, "no", "such", "dir", "o.bin"), "niro: cannot create output file " + filepath.Join(dir, "no", "such", "dir", "o.bin")},
 	} {
 		s := Spec{Func: "model", Inputs: []Buffer{good, tt.in}, Outputs: []Buffer{{tt.out, 16}}, Runs: 1}
-		code, stderr := runHarness(t, runner, libDir, lowered, s)
+		code, stderr := runHarness(t, tc, lowered, s)
 		if code != 1 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("exit %d, stderr %q; want exit 1 and %q", code, stderr, tt.want)
 		}
@@ -342,9 +359,9 @@ func.func @model(%a: tensor<8xf32>, %b: tensor<8xf32>, %c: tensor<8xf32>) -> ten
 // rounds to 1 + 2^-22 in f32, so a*a - (1 + 2^-22) is 0 when rounded
 // separately and 2^-46 when fused.
 func TestRunNoFMAContraction(t *testing.T) {
-	opt, runner, libDir := llvmTools(t)
-	lowered := lower(t, opt, fmaModel)
-	if fused := FusedOps(lowered); len(fused) > 0 {
+	tc, host := hostTools(t)
+	lowered := lower(t, tc, host, fmaModel)
+	if fused := fusedOps(lowered); len(fused) > 0 {
 		t.Fatalf("the host pipeline produced fusable operations: %q", fused)
 	}
 	dir := t.TempDir()
@@ -369,7 +386,7 @@ func TestRunNoFMAContraction(t *testing.T) {
 		Outputs: []Buffer{{filepath.Join(dir, "out.bin"), 32}},
 		Runs:    1,
 	}
-	mustRun(t, runner, libDir, lowered, s)
+	mustRun(t, tc, lowered, s)
 	got := readFile(t, s.Outputs[0].Path)
 	if !bytes.Equal(got, f32Bytes(want)) {
 		t.Errorf("output = %x, want %x (separately rounded); first element %g",

@@ -136,20 +136,10 @@ func FunctionName(graph string) string {
 	if s[0] >= '0' && s[0] <= '9' {
 		s = "_" + s
 	}
-	if cKeywords[s] {
+	if !niro.IsCIdent(s) || s == "main" { // a C keyword, or the harness's entry
 		s += "_"
 	}
 	return s
-}
-
-var cKeywords = map[string]bool{
-	"auto": true, "break": true, "case": true, "char": true, "const": true, "continue": true,
-	"default": true, "do": true, "double": true, "else": true, "enum": true, "extern": true,
-	"float": true, "for": true, "goto": true, "if": true, "inline": true, "int": true,
-	"long": true, "register": true, "restrict": true, "return": true, "short": true,
-	"signed": true, "sizeof": true, "static": true, "struct": true, "switch": true,
-	"typedef": true, "union": true, "unsigned": true, "void": true, "volatile": true,
-	"while": true, "bool": true, "true": true, "false": true, "main": true,
 }
 
 // symbol returns a module symbol name based on base that no global or

@@ -263,14 +263,7 @@ func (p *printer) region(r *Region) {
 	p.str("}")
 }
 
-func (p *printer) symbol(name string) {
-	p.str("@")
-	if isIdent(name) {
-		p.str(name)
-	} else {
-		p.str(strconv.Quote(name))
-	}
-}
+func (p *printer) symbol(name string) { p.str(symRef(name)) }
 
 // isIdent reports whether s can print bare as a symbol or attribute name.
 func isIdent(s string) bool {
