@@ -135,3 +135,34 @@ func TestExternalDataErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestExternalDataBeyond4GiB reads a tensor stored past the 4 GiB mark of
+// a sparse external file: nothing limits external data to 2 GB.
+func TestExternalDataBeyond4GiB(t *testing.T) {
+	dir := t.TempDir()
+	const offset = 5 << 30
+	want := floats("", nil, 1, 2, 3, 4, 5, 6).RawData
+	f, err := os.Create(filepath.Join(dir, "big.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(want, offset); err != nil {
+		f.Close()
+		t.Fatalf("writing a sparse 5 GiB file: %v", err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := writeExternalModel(t, dir, externalTensor("w", []int64{2, 3}, "big.bin", offset, 24))
+	m, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if got := m.Graph.Initializers[0].Initializer.Bytes(); !bytes.Equal(got, want) {
+		t.Fatalf("tensor at offset 5 GiB = %x, want %x", got, want)
+	}
+	if _, err := Convert(m, Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
