@@ -3,82 +3,15 @@ package emit
 import (
 	"encoding/hex"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 
 	"github.com/niro-dev/niro/niro"
 )
 
-// arithKind is the element-wise operation of an Add or Mul.
-type arithKind int
-
-const (
-	opAdd arithKind = iota
-	opMul
-)
-
-func (k arithKind) String() string {
-	if k == opAdd {
-		return "add"
-	}
-	return "mul"
-}
-
 // isHalf reports whether s is a 16-bit float, computed in f32 and rounded
 // back once.
 func isHalf(s niro.ScalarType) bool { return s == niro.F16 || s == niro.BF16 }
-
-// arith writes dst = a k b on scalars of type elem and returns dst; an
-// empty dst gets a fresh name. Half-precision operands are widened to f32
-// and the result rounded back once, which gives the correctly rounded
-// half-precision result. It returns an error for element types the
-// operation is not defined on.
-func (fe *funcEmitter) arith(k arithKind, elem niro.ScalarType, dst, a, b string) (string, error) {
-	st, err := scalarType(elem)
-	if err != nil {
-		return "", err
-	}
-	if !elem.IsFloat() && !elem.IsInt() {
-		return "", fmt.Errorf("%s is not defined on element type %s", k, elem)
-	}
-	var wa, wb, w string
-	if isHalf(elem) {
-		wa, wb, w = fe.tmp(), fe.tmp(), fe.tmp()
-	}
-	if dst == "" {
-		dst = fe.tmp()
-	}
-	switch {
-	case isHalf(elem):
-		fe.line("%s = arith.extf %s : %s to f32", wa, a, st)
-		fe.line("%s = arith.extf %s : %s to f32", wb, b, st)
-		fe.line("%s = arith.%sf %s, %s : f32", w, k, wa, wb)
-		fe.line("%s = arith.truncf %s : f32 to %s", dst, w, st)
-	case elem.IsFloat():
-		fe.line("%s = arith.%sf %s, %s : %s", dst, k, a, b, st)
-	default:
-		fe.line("%s = arith.%si %s, %s : %s", dst, k, a, b, st)
-	}
-	return dst, nil
-}
-
-// scalarBinary lowers Add or Mul on scalars to one arith op.
-func (fe *funcEmitter) scalarBinary(op niro.Op, k arithKind, res, lhs, rhs niro.Value) {
-	elem := res.Type.(niro.ScalarType)
-	if lt, ok := lhs.Type.(niro.ScalarType); !ok || lt != elem || !niro.TypesEqual(lhs.Type, rhs.Type) {
-		fe.opErrorf(op, "%s %s: operand types %s and %s do not match result type %s",
-			k, name(res), typeName(lhs.Type), typeName(rhs.Type), elem)
-		return
-	}
-	if _, err := mlirType(elem); err != nil {
-		fe.typ(res)
-		return
-	}
-	if _, err := fe.arith(k, elem, name(res), name(lhs), name(rhs)); err != nil {
-		fe.opErrorf(op, "%s %s: %v", k, name(res), err)
-	}
-}
 
 // constOp lowers Const to arith.constant, or to a view of the weights
 // blob for a large tensor.
@@ -178,56 +111,9 @@ func typeName(t niro.Type) string {
 }
 
 // floatBits returns the bit pattern of v rounded to nearest-even in the
-// float type s (f16, bf16, f32 or f64), and its width in hex digits.
+// float type s, and its width in hex digits.
 func floatBits(s niro.ScalarType, v float64) (uint64, int) {
-	switch s {
-	case niro.F16:
-		return roundFloat(v, 5, 10), 4
-	case niro.BF16:
-		return roundFloat(v, 8, 7), 4
-	case niro.F32:
-		return uint64(math.Float32bits(float32(v))), 8
-	default:
-		return math.Float64bits(v), 16
-	}
-}
-
-// roundFloat rounds v to nearest-even in an IEEE-style binary format with
-// expBits exponent bits and mantBits stored mantissa bits, and returns its
-// bit pattern. NaN becomes the quiet NaN with the sign of v.
-func roundFloat(v float64, expBits, mantBits uint) uint64 {
-	var sign uint64
-	if math.Signbit(v) {
-		sign = 1 << (expBits + mantBits)
-	}
-	expAll := uint64(1)<<expBits - 1
-	switch {
-	case math.IsNaN(v):
-		return sign | expAll<<mantBits | 1<<(mantBits-1)
-	case math.IsInf(v, 0):
-		return sign | expAll<<mantBits
-	case v == 0:
-		return sign
-	}
-	a := math.Abs(v)
-	bias := int(1)<<(expBits-1) - 1
-	_, e := math.Frexp(a) // a = f * 2^e, f in [0.5, 1)
-	e--                   // a = 1.x * 2^e
-	if e < 1-bias {
-		// Subnormal: count units of the smallest subnormal. A count of
-		// 2^mantBits is the smallest normal and has that bit pattern.
-		q := math.RoundToEven(math.Ldexp(a, bias-1+int(mantBits)))
-		return sign | uint64(q)
-	}
-	q := math.RoundToEven(math.Ldexp(a, int(mantBits)-e)) // in [2^m, 2^(m+1)]
-	if q == math.Ldexp(1, int(mantBits)+1) {
-		q /= 2
-		e++
-	}
-	if e > bias {
-		return sign | expAll<<mantBits
-	}
-	return sign | uint64(e+bias)<<mantBits | (uint64(q) - 1<<mantBits)
+	return niro.FloatBits(s, v), s.Bits() / 4
 }
 
 // elemBytes returns the storage size of one element of a supported type.

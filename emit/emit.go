@@ -297,10 +297,22 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.transpose(op)
 	case *niro.TensorExtract:
 		fe.tensorExtract(op)
-	case *niro.Add:
-		fe.binary(op, opAdd, op.Result, op.LHS, op.RHS)
-	case *niro.Mul:
-		fe.binary(op, opMul, op.Result, op.LHS, op.RHS)
+	case *niro.Binary:
+		fe.binaryOp(op)
+	case *niro.Unary:
+		fe.unaryOp(op)
+	case *niro.Compare:
+		fe.compareOp(op)
+	case *niro.Cast:
+		fe.castOp(op)
+	case *niro.Select:
+		fe.selectOp(op)
+	case *niro.Reduce:
+		fe.reduce(op)
+	case *niro.Reshape:
+		fe.reshape(op)
+	case *niro.Broadcast:
+		fe.broadcast(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:

@@ -156,6 +156,9 @@ func (fe *funcEmitter) unknown(op *niro.UnknownOp) {
 	if len(op.Res) > 0 {
 		what += " defining " + names(op.Res)
 	}
+	if r, ok := op.Attrs["niro.not_compilable"].(niro.StringAttr); ok {
+		what += ": " + string(r)
+	}
 	fe.opErrorf(op, "%s", what)
 }
 

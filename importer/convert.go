@@ -30,6 +30,8 @@ type converter struct {
 	symbols map[string]bool
 	// active holds the functions being inlined, to reject recursion.
 	active map[*Function]bool
+	// known holds the values known at import (see known.go).
+	known map[niro.ValueID]*known
 }
 
 // scope maps the values of one graph (and, through parent, of the graphs
@@ -107,6 +109,7 @@ func Convert(m *Model, opts Options) (*niro.Module, error) {
 		globals: map[*Tensor]*niro.Global{},
 		symbols: map[string]bool{},
 		active:  map[*Function]bool{},
+		known:   map[niro.ValueID]*known{},
 	}
 	if err := c.convertMain(); err != nil {
 		return nil, err
@@ -258,6 +261,7 @@ func (c *converter) convertGraphBody(g *Graph, e *emitter, sc *scope) ([]niro.Va
 		e.loc = ""
 		res := c.fn.NewValue(gl.Type)
 		e.add(&niro.GetGlobal{Result: res, Global: gl.Name})
+		c.recordKnown(res, v.Initializer.Bytes())
 		sc.vals[v] = res
 	}
 	for _, n := range g.Nodes {
@@ -510,27 +514,8 @@ func (c *converter) convertNode(n *Node, e *emitter, sc *scope) error {
 	if fn := c.findFunction(n); fn != nil {
 		return c.inline(nc, fn)
 	}
-	if n.Domain == "" {
-		var err error
-		switch n.OpType {
-		case "Add", "Mul":
-			err = nc.elementwise()
-		case "MatMul":
-			err = nc.matmul()
-		case "Transpose":
-			err = nc.transpose()
-		case "Identity":
-			err = nc.identity()
-		case "Constant":
-			err = nc.constant()
-		case "If":
-			err = nc.ifOp()
-		default:
-			err = errFallback
-		}
-		if err != errFallback {
-			return err
-		}
+	if err := nc.convertRegistered(); err != errFallback {
+		return err
 	}
 	return nc.unknown()
 }

@@ -6,47 +6,6 @@ import (
 	"github.com/niro-dev/niro/niro"
 )
 
-// elementwise maps Add and Mul.
-func (nc *nodeCtx) elementwise() error {
-	if err := nc.checkNewest(); err != nil {
-		return err
-	}
-	if err := nc.requireArity(2, 2, 1); err != nil {
-		return err
-	}
-	x, y := nc.args[0], nc.args[1]
-	xt, yt := tensorOf(x), tensorOf(y)
-	if xt.Elem != yt.Elem {
-		return nc.errorf("operands have different element types %s and %s", xt.Elem, yt.Elem)
-	}
-	if nc.opset < 7 {
-		if err := nc.checkAttrs("broadcast", "axis", "consumed_inputs"); err != nil {
-			return err
-		}
-		if err := nc.legacyBroadcast(xt, yt); err != nil {
-			return err
-		}
-	} else if err := nc.checkAttrs(); err != nil {
-		return err
-	}
-	inferred, err := niro.InferElementwise(xt, yt)
-	if err != nil {
-		return nc.errorf("%v", err)
-	}
-	rt, err := nc.resultType(0, inferred.(niro.TensorType))
-	if err != nil {
-		return err
-	}
-	res := nc.c.fn.NewValue(rt)
-	if nc.n.OpType == "Add" {
-		nc.e.add(&niro.Add{Result: res, LHS: x, RHS: y})
-	} else {
-		nc.e.add(&niro.Mul{Result: res, LHS: x, RHS: y})
-	}
-	nc.setResult(0, res)
-	return nil
-}
-
 // legacyBroadcast checks the broadcast/axis attributes of Add and Mul
 // before opset 7. Without broadcast the shapes must be equal; with it, B
 // must align with the trailing axes of A, which is where numpy-style
@@ -89,15 +48,6 @@ func (nc *nodeCtx) legacyBroadcast(xt, yt niro.TensorType) error {
 
 // matmul maps MatMul of two rank-2 tensors; other ranks stay unknown ops.
 func (nc *nodeCtx) matmul() error {
-	if err := nc.checkNewest(); err != nil {
-		return err
-	}
-	if err := nc.requireArity(2, 2, 1); err != nil {
-		return err
-	}
-	if err := nc.checkAttrs(); err != nil {
-		return err
-	}
 	x, y := nc.args[0], nc.args[1]
 	xt, yt := tensorOf(x), tensorOf(y)
 	if xt.Elem != yt.Elem {
@@ -122,15 +72,6 @@ func (nc *nodeCtx) matmul() error {
 
 // transpose maps Transpose; perm defaults to reversing the axes.
 func (nc *nodeCtx) transpose() error {
-	if err := nc.checkNewest(); err != nil {
-		return err
-	}
-	if err := nc.requireArity(1, 1, 1); err != nil {
-		return err
-	}
-	if err := nc.checkAttrs("perm"); err != nil {
-		return err
-	}
 	x := nc.args[0]
 	xt := tensorOf(x)
 	pa := nc.attr("perm")
@@ -175,15 +116,6 @@ func (nc *nodeCtx) transpose() error {
 
 // identity maps Identity to no op: its output is its input's value.
 func (nc *nodeCtx) identity() error {
-	if err := nc.checkNewest(); err != nil {
-		return err
-	}
-	if err := nc.requireArity(1, 1, 1); err != nil {
-		return err
-	}
-	if err := nc.checkAttrs(); err != nil {
-		return err
-	}
 	x := nc.args[0]
 	if _, err := nc.resultType(0, tensorOf(x)); err != nil {
 		return err
@@ -212,12 +144,6 @@ var constantAttrs = map[string]struct {
 // to a module global read with GetGlobal. A sparse_value stays an
 // UnknownOp.
 func (nc *nodeCtx) constant() error {
-	if err := nc.checkNewest(); err != nil {
-		return err
-	}
-	if err := nc.requireArity(0, 0, 1); err != nil {
-		return err
-	}
 	if len(nc.attrs) != 1 {
 		return nc.errorf("needs exactly one value attribute, has %d attributes", len(nc.attrs))
 	}
@@ -262,6 +188,7 @@ func (nc *nodeCtx) constant() error {
 	res := nc.c.fn.NewValue(t)
 	if len(data) <= smallConstBytes {
 		nc.e.add(&niro.Const{Result: res, Lit: niro.BytesLit(data)})
+		nc.c.recordKnown(res, data)
 		nc.setResult(0, res)
 		return nil
 	}
@@ -273,6 +200,7 @@ func (nc *nodeCtx) constant() error {
 		return nc.errorf("%v", err)
 	}
 	nc.e.add(&niro.GetGlobal{Result: res, Global: g.Name})
+	nc.c.recordKnown(res, data)
 	nc.setResult(0, res)
 	return nil
 }
@@ -281,15 +209,6 @@ func (nc *nodeCtx) constant() error {
 // condition is read with TensorExtract. When the condition's rank is
 // unknown or the branches yield different types, If stays an UnknownOp.
 func (nc *nodeCtx) ifOp() error {
-	if err := nc.checkNewest(); err != nil {
-		return err
-	}
-	if err := nc.requireArity(1, 1, len(nc.n.Outputs)); err != nil {
-		return err
-	}
-	if err := nc.checkAttrs("then_branch", "else_branch"); err != nil {
-		return err
-	}
 	cond := nc.args[0]
 	ct := tensorOf(cond)
 	if ct.Elem != niro.Bool {

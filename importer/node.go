@@ -21,6 +21,10 @@ type nodeCtx struct {
 	// yields holds, per region of an op kept as an UnknownOp, the values
 	// its subgraph yields.
 	yields [][]niro.Value
+	// err is the first error of a registered converter (see fail).
+	err error
+	// reason says why a registered op stays an UnknownOp (see notYet).
+	reason string
 }
 
 // errorf returns an error naming the node, its op type and its opset.

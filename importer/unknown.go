@@ -8,6 +8,10 @@ import (
 	"github.com/niro-dev/niro/niro"
 )
 
+// ReasonAttr is the UnknownOp attribute that says why a node niro
+// converts in general could not be compiled in this instance.
+const ReasonAttr = "niro.not_compilable"
+
 // unknownName is the UnknownOp name of a node: onnx.OpType for the default
 // domain, domain.OpType otherwise.
 func unknownName(domain, opType string) string {
@@ -166,6 +170,9 @@ func (nc *nodeCtx) unknownWithRegions(regions []*niro.Region, ids []niro.ValueID
 	}
 	if len(absent) > 0 {
 		attrs["onnx.absent_inputs"] = absent
+	}
+	if nc.reason != "" {
+		attrs[ReasonAttr] = niro.StringAttr(nc.reason)
 	}
 	var absentOut niro.ListAttr
 	lastOut := -1

@@ -93,17 +93,103 @@ func (b *Builder) TensorExtract(x Value, indices ...Value) Value {
 }
 
 // Add adds x and y, broadcasting.
-func (b *Builder) Add(x, y Value) Value {
-	op := &Add{Result: b.NewValue(must(InferElementwise(x.Type, y.Type))), LHS: x, RHS: y}
-	b.insert(op)
-	return op.Result
-}
+func (b *Builder) Add(x, y Value) Value { return b.Binary(Add, x, y) }
 
 // Mul multiplies x and y, broadcasting.
-func (b *Builder) Mul(x, y Value) Value {
-	op := &Mul{Result: b.NewValue(must(InferElementwise(x.Type, y.Type))), LHS: x, RHS: y}
+func (b *Builder) Mul(x, y Value) Value { return b.Binary(Mul, x, y) }
+
+// Binary applies k to x and y, broadcasting.
+func (b *Builder) Binary(k BinaryKind, x, y Value) Value {
+	return b.Insert(&Binary{Kind: k, LHS: x, RHS: y})[0]
+}
+
+// Unary applies k to x.
+func (b *Builder) Unary(k UnaryKind, x Value) Value {
+	return b.Insert(&Unary{Kind: k, X: x})[0]
+}
+
+// Compare relates x and y under p, broadcasting.
+func (b *Builder) Compare(p Predicate, x, y Value) Value {
+	return b.Insert(&Compare{Pred: p, LHS: x, RHS: y})[0]
+}
+
+// Cast converts x to element type to.
+func (b *Builder) Cast(x Value, to ScalarType) Value {
+	return b.Insert(&Cast{To: to, X: x})[0]
+}
+
+// Select picks x where cond holds, else y.
+func (b *Builder) Select(cond, x, y Value) Value {
+	return b.Insert(&Select{Cond: cond, X: x, Y: y})[0]
+}
+
+// Insert appends a generic op (any op in the generic text form) whose
+// operands and parameters are set, giving it fresh results of the types
+// its rule infers, and returns them.
+func (b *Builder) Insert(op Op) []Value {
+	vs, err := Define(b.f, op, nil)
+	if err != nil {
+		panic("niro: BUG: " + err.Error())
+	}
 	b.insert(op)
-	return op.Result
+	return vs
+}
+
+// Retype sets the results of a generic op to values with the same IDs and
+// the given types, which must refine the types its rule infers.
+func Retype(op Op, types []Type) error {
+	g, ok := op.(genericOp)
+	if !ok {
+		return fmt.Errorf("%s has no result-type rule", op.Name())
+	}
+	want, err := g.inferTypes()
+	if err != nil {
+		return err
+	}
+	res := op.Results()
+	if len(types) != len(want) || len(res) != len(want) {
+		return fmt.Errorf("%s: %d result types for %d results", op.Name(), len(types), len(want))
+	}
+	vs := make([]Value, len(res))
+	for i, t := range types {
+		if !TypeRefines(t, want[i]) {
+			return fmt.Errorf("%s: result type %s does not refine %s", op.Name(), typeString(t), typeString(want[i]))
+		}
+		vs[i] = Value{ID: res[i].ID, Type: t}
+	}
+	g.setResults(vs)
+	return nil
+}
+
+// Define gives a generic op fresh results in f: the types its rule infers
+// for its operands, or, where types is not nil, the given types (which
+// must refine the inferred ones). It does not insert the op.
+func Define(f *Function, op Op, types []Type) ([]Value, error) {
+	g, ok := op.(genericOp)
+	if !ok {
+		return nil, fmt.Errorf("%s has no result-type rule", op.Name())
+	}
+	want, err := g.inferTypes()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op.Name(), err)
+	}
+	if types != nil {
+		if len(types) != len(want) {
+			return nil, fmt.Errorf("%s: %d result types for %d results", op.Name(), len(types), len(want))
+		}
+		for i, t := range types {
+			if !TypeRefines(t, want[i]) {
+				return nil, fmt.Errorf("%s: result type %s does not refine %s", op.Name(), typeString(t), typeString(want[i]))
+			}
+		}
+		want = types
+	}
+	vs := make([]Value, len(want))
+	for i, t := range want {
+		vs[i] = f.NewValue(t)
+	}
+	g.setResults(vs)
+	return vs, nil
 }
 
 // MatMul multiplies rank-2 tensors x and y.

@@ -96,11 +96,29 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.TensorExtract": unary(types(mat, niro.I32, niro.I64), types(niro.F32), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.TensorExtract(a[0], a[1], a[2]))
 		}),
-		"*niro.Add": unary(types(mat, niro.Tensor(niro.F32, 3)), types(mat), func(b *niro.Builder, a []niro.Value) {
+		"*niro.Binary": unary(types(mat, niro.Tensor(niro.F32, 3)), types(mat), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Add(a[0], a[1]))
 		}),
-		"*niro.Mul": unary(types(niro.F64, niro.F64), types(niro.F64), func(b *niro.Builder, a []niro.Value) {
-			b.Return(b.Mul(a[0], a[1]))
+		"*niro.Unary": unary(types(niro.F64), types(niro.F64), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Unary(niro.Exp, a[0]))
+		}),
+		"*niro.Compare": unary(types(mat, niro.Tensor(niro.F32, 2, 1)), types(niro.Tensor(niro.Bool, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Compare(niro.Lt, a[0], a[1]))
+		}),
+		"*niro.Cast": unary(types(mat), types(niro.Tensor(niro.I64, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Cast(a[0], niro.I64))
+		}),
+		"*niro.Select": unary(types(niro.Tensor(niro.Bool, 3), mat, niro.Tensor(niro.F32)), types(mat), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Select(a[0], a[1], a[2]))
+		}),
+		"*niro.Reduce": unary(types(mat), types(niro.Tensor(niro.F32, 2, 1)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Reduce{Kind: niro.ReduceMax, Axes: []int{1}, KeepDims: true, X: a[0]})...)
+		}),
+		"*niro.Reshape": unary(types(mat), types(niro.Tensor(niro.F32, 6)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Reshape{Shape: []int64{6}, X: a[0]})...)
+		}),
+		"*niro.Broadcast": unary(types(niro.Tensor(niro.F32, 3)), types(niro.Tensor(niro.F32, 4, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Broadcast{Shape: []int64{4, 3}, X: a[0]})...)
 		}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))

@@ -7,7 +7,10 @@ package niro
 //   - [*GetGlobal]: a module global as a value.
 //
 // Arithmetic and tensors:
-//   - [*Add], [*Mul]: element-wise or scalar arithmetic with broadcasting.
+//   - [*Binary], [*Unary], [*Compare], [*Cast], [*Select]: the element-wise
+//     families, scalar or broadcasting (elementwise.go).
+//   - [*Reduce]: reductions over axes (reduce.go).
+//   - [*Reshape], [*Broadcast]: shape changes (shape.go).
 //   - [*MatMul]: rank-2 matrix product.
 //   - [*Transpose]: dimension permutation.
 //   - [*TensorExtract]: one element of a ranked tensor.
@@ -133,32 +136,6 @@ type TensorExtract struct {
 	Indices []Value
 }
 
-// Add is element-wise (broadcasting) or scalar addition.
-//
-// Example printed form:
-//
-//	%2 = add %0, %1 : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
-type Add struct {
-	Loc
-	noRegions
-	noSuccessors
-	Result   Value
-	LHS, RHS Value
-}
-
-// Mul is element-wise (broadcasting) or scalar multiplication.
-//
-// Example printed form:
-//
-//	%2 = mul %0, %1 : (f32, f32) -> f32
-type Mul struct {
-	Loc
-	noRegions
-	noSuccessors
-	Result   Value
-	LHS, RHS Value
-}
-
 // MatMul is the product of two rank-2 tensors: [M,K] × [K,N] → [M,N].
 //
 // Example printed form:
@@ -279,7 +256,7 @@ type UnknownOp struct {
 func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
-		&Add{}, &Mul{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
+		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -290,8 +267,14 @@ var (
 	_ Op = (*GetGlobal)(nil)
 	_ Op = (*Transpose)(nil)
 	_ Op = (*TensorExtract)(nil)
-	_ Op = (*Add)(nil)
-	_ Op = (*Mul)(nil)
+	_ Op = (*Binary)(nil)
+	_ Op = (*Unary)(nil)
+	_ Op = (*Compare)(nil)
+	_ Op = (*Cast)(nil)
+	_ Op = (*Select)(nil)
+	_ Op = (*Reduce)(nil)
+	_ Op = (*Reshape)(nil)
+	_ Op = (*Broadcast)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
@@ -306,8 +289,6 @@ func (*Const) isOp()         {}
 func (*GetGlobal) isOp()     {}
 func (*Transpose) isOp()     {}
 func (*TensorExtract) isOp() {}
-func (*Add) isOp()           {}
-func (*Mul) isOp()           {}
 func (*MatMul) isOp()        {}
 func (*Call) isOp()          {}
 func (*Branch) isOp()        {}
@@ -323,8 +304,6 @@ func (*Const) Name() string         { return "const" }
 func (*GetGlobal) Name() string     { return "get_global" }
 func (*Transpose) Name() string     { return "transpose" }
 func (*TensorExtract) Name() string { return "tensor_extract" }
-func (*Add) Name() string           { return "add" }
-func (*Mul) Name() string           { return "mul" }
 func (*MatMul) Name() string        { return "matmul" }
 func (*Call) Name() string          { return "call" }
 func (*Branch) Name() string        { return "br" }
@@ -340,8 +319,6 @@ func (o *Const) Operands() []Value         { return nil }
 func (o *GetGlobal) Operands() []Value     { return nil }
 func (o *Transpose) Operands() []Value     { return []Value{o.X} }
 func (o *TensorExtract) Operands() []Value { return append([]Value{o.X}, o.Indices...) }
-func (o *Add) Operands() []Value           { return []Value{o.LHS, o.RHS} }
-func (o *Mul) Operands() []Value           { return []Value{o.LHS, o.RHS} }
 func (o *MatMul) Operands() []Value        { return []Value{o.LHS, o.RHS} }
 func (o *Call) Operands() []Value          { return o.Args }
 func (o *Branch) Operands() []Value        { return o.Args }
@@ -360,8 +337,6 @@ func (o *Const) Results() []Value         { return []Value{o.Result} }
 func (o *GetGlobal) Results() []Value     { return []Value{o.Result} }
 func (o *Transpose) Results() []Value     { return []Value{o.Result} }
 func (o *TensorExtract) Results() []Value { return []Value{o.Result} }
-func (o *Add) Results() []Value           { return []Value{o.Result} }
-func (o *Mul) Results() []Value           { return []Value{o.Result} }
 func (o *MatMul) Results() []Value        { return []Value{o.Result} }
 func (o *Call) Results() []Value          { return o.Res }
 func (o *Branch) Results() []Value        { return nil }

@@ -780,7 +780,7 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 	}
 	name := start.text
 	switch name {
-	case "const", "get_global", "transpose", "tensor_extract", "add", "mul", "matmul":
+	case "const", "get_global", "transpose", "tensor_extract", "matmul":
 		if err := p.wantResults(start, results, 1); err != nil {
 			return nil, err
 		}
@@ -788,6 +788,9 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 		if err := p.wantResults(start, results, 0); err != nil {
 			return nil, err
 		}
+	}
+	if def, ok := opDefs[name]; ok {
+		return p.genericOp(start, name, def, results)
 	}
 	if err := p.advance(); err != nil {
 		return nil, err
@@ -880,7 +883,7 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 			return nil, err
 		}
 		return &TensorExtract{Result: results[0], X: ins[0], Indices: ins[1:]}, nil
-	case "add", "mul", "matmul":
+	case "matmul":
 		lhs, err := p.valueRef()
 		if err != nil {
 			return nil, err
@@ -896,14 +899,7 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 		if err := p.signature(ins, results); err != nil {
 			return nil, err
 		}
-		switch name {
-		case "add":
-			return &Add{Result: results[0], LHS: ins[0], RHS: ins[1]}, nil
-		case "mul":
-			return &Mul{Result: results[0], LHS: ins[0], RHS: ins[1]}, nil
-		default:
-			return &MatMul{Result: results[0], LHS: ins[0], RHS: ins[1]}, nil
-		}
+		return &MatMul{Result: results[0], LHS: ins[0], RHS: ins[1]}, nil
 	case "call":
 		callee, err := p.symbol()
 		if err != nil {
@@ -1081,6 +1077,53 @@ func (p *parser) unknownOp(start token, results []Value, depth int) (Op, error) 
 		return nil, err
 	}
 	return op, nil
+}
+
+// genericOp parses the generic form after the result list:
+// "name %a, %b {attrs} : (T, T) -> T".
+func (p *parser) genericOp(start token, name string, def *opDef, results []Value) (Op, error) {
+	if err := p.wantResults(start, results, def.results); err != nil {
+		return nil, err
+	}
+	if err := p.advance(); err != nil {
+		return nil, err
+	}
+	var ins []Value
+	if p.tok.kind == tValue && !p.tok.lineBeg {
+		var err error
+		if ins, err = p.valueList(); err != nil {
+			return nil, err
+		}
+	}
+	if def.operands >= 0 && len(ins) != def.operands || def.operands < 0 && len(ins) == 0 {
+		return nil, p.lx.errAt(start.line, start.col, "%s takes %s, has %d", name, operandCount(def.operands), len(ins))
+	}
+	var attrs Attrs
+	if p.isPunct("{") {
+		var err error
+		if attrs, err = p.attrDict(); err != nil {
+			return nil, err
+		}
+	}
+	if err := p.signature(ins, results); err != nil {
+		return nil, err
+	}
+	op, err := def.make(ins, results, attrs)
+	if err != nil {
+		return nil, p.lx.errAt(start.line, start.col, "%v", err)
+	}
+	op.setResults(results)
+	return op, nil
+}
+
+func operandCount(n int) string {
+	switch n {
+	case -1:
+		return "one or more operands"
+	case 1:
+		return "1 operand"
+	}
+	return fmt.Sprintf("%d operands", n)
 }
 
 func setLoc(op Op, loc string) { op.SetLocation(loc) }

@@ -474,8 +474,6 @@ func (p *printer) binary(name string, res, lhs, rhs Value) {
 	p.funcType([]Value{lhs, rhs}, []Value{res}, false)
 }
 
-func (o *Add) print(p *printer)    { p.binary("add", o.Result, o.LHS, o.RHS) }
-func (o *Mul) print(p *printer)    { p.binary("mul", o.Result, o.LHS, o.RHS) }
 func (o *MatMul) print(p *printer) { p.binary("matmul", o.Result, o.LHS, o.RHS) }
 
 func (o *Call) print(p *printer) {

@@ -1,7 +1,5 @@
 package niro
 
-import "fmt"
-
 // opVerifier reports the type rules of one op.
 type opVerifier struct {
 	fv    *funcVerifier
@@ -77,45 +75,6 @@ func (o *TensorExtract) verify(v *opVerifier) {
 		v.errorf("result type %s does not match the element type %s", typeString(o.Result.Type), xt.Elem)
 	}
 }
-
-// verifyElementwise checks Add and Mul under the broadcasting rule.
-func verifyElementwise(v *opVerifier, res, lhs, rhs Value) {
-	want, err := InferElementwise(lhs.Type, rhs.Type)
-	if err != nil {
-		v.errorf("%v", err)
-		return
-	}
-	switch want := want.(type) {
-	case ScalarType:
-		if res.Type != Type(want) {
-			v.errorf("result type %s does not match the operand type %s", typeString(res.Type), want)
-		}
-	case TensorType:
-		rt, ok := res.Type.(TensorType)
-		if !ok || rt.Elem != want.Elem {
-			v.errorf("result type %s is not a tensor of %s", typeString(res.Type), want.Elem)
-			return
-		}
-		if rt.Unranked || want.Unranked {
-			return
-		}
-		if rt.Rank() != want.Rank() {
-			v.errorf("result type %s does not match the broadcast shape %s", rt, want)
-			return
-		}
-		for i := range rt.Dims {
-			if !dimsCompatible(rt.Dims[i], want.Dims[i]) {
-				v.errorf("result type %s does not match the broadcast shape %s", rt, want)
-				return
-			}
-		}
-	default:
-		panic(fmt.Sprintf("niro: unhandled type %T", want))
-	}
-}
-
-func (o *Add) verify(v *opVerifier) { verifyElementwise(v, o.Result, o.LHS, o.RHS) }
-func (o *Mul) verify(v *opVerifier) { verifyElementwise(v, o.Result, o.LHS, o.RHS) }
 
 func (o *MatMul) verify(v *opVerifier) {
 	want, err := InferMatMul(o.LHS.Type, o.RHS.Type)
