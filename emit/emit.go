@@ -313,6 +313,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.reshape(op)
 	case *niro.Broadcast:
 		fe.broadcast(op)
+	case *niro.Iota:
+		fe.iota(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:

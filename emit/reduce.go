@@ -242,3 +242,38 @@ func (fe *funcEmitter) broadcast(op *niro.Broadcast) {
 		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
 		"", func(args []string) string { return args[0] })
 }
+
+// iota lowers Iota to a generic without inputs whose body converts
+// linalg.index of the axis to the element type.
+func (fe *funcEmitter) iota(op *niro.Iota) {
+	res := op.Result
+	rt, ok := rankedTensor(res)
+	if !ok {
+		fe.opErrorf(op, "iota %s: needs a ranked tensor, got %s", name(res), typeName(res.Type))
+		return
+	}
+	elem, err := scalarType(rt.Elem)
+	if err != nil {
+		fe.typ(res)
+		return
+	}
+	if !rt.HasStaticShape() {
+		fe.opErrorf(op, "iota %s: needs a static shape, got %s", name(res), rt)
+		return
+	}
+	R := rt.Rank()
+	dst := fe.empty(rt.Dims, elem, nil)
+	fe.generic(name(res), parallel(R), nil,
+		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			i, c := fe.tmp(), fe.tmp()
+			fe.line("%s = linalg.index %d : index", i, op.Axis)
+			fe.line("%s = arith.index_cast %s : index to i64", c, i)
+			y, err := fe.castScalar(niro.I64, rt.Elem, c)
+			if err != nil {
+				fe.opErrorf(op, "iota %s: %v", name(res), err)
+				return args[0]
+			}
+			return y
+		})
+}

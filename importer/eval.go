@@ -128,6 +128,20 @@ func evalNiro(op niro.Op, ins []*known, rt niro.TensorType) *known {
 		}
 	case *niro.Reduce:
 		return evalReduce(op, ins[0], out)
+	case *niro.Iota:
+		stride := 1
+		for _, d := range rt.Dims[op.Axis+1:] {
+			stride *= int(d)
+		}
+		ext := int(rt.Dims[op.Axis])
+		for i := 0; i < n; i++ {
+			v := int64(i / stride % ext)
+			if rt.Elem.IsFloat() {
+				out.floats = append(out.floats, float64(v))
+			} else {
+				out.ints = append(out.ints, wrapInt(rt.Elem, v))
+			}
+		}
 	default:
 		return nil
 	}

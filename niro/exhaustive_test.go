@@ -120,6 +120,9 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.Broadcast": unary(types(niro.Tensor(niro.F32, 3)), types(niro.Tensor(niro.F32, 4, 3)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.Broadcast{Shape: []int64{4, 3}, X: a[0]})...)
 		}),
+		"*niro.Iota": unary(nil, types(niro.Tensor(niro.I64, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Iota{Axis: 1, Type: niro.Tensor(niro.I64, 2, 3)})...)
+		}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),

@@ -256,7 +256,7 @@ type UnknownOp struct {
 func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
-		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
+		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -275,6 +275,7 @@ var (
 	_ Op = (*Reduce)(nil)
 	_ Op = (*Reshape)(nil)
 	_ Op = (*Broadcast)(nil)
+	_ Op = (*Iota)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
