@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/harness"
+	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
 	"github.com/niro-dev/niro/toolchain"
@@ -92,13 +94,19 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	if err != nil {
 		return nil, err
 	}
-	for _, prm := range append(append([]emit.Param(nil), out.Entry.Inputs...), out.Entry.Outputs...) {
+	used := emptyInputsRead(m)
+	for k, prm := range append(append([]emit.Param(nil), out.Entry.Inputs...), out.Entry.Outputs...) {
 		t, ok := prm.Type.(niro.TensorType)
 		if !ok {
 			return nil, fmt.Errorf("%s: running a model needs tensor inputs and outputs; %q has type %s", out.Entry.Name, prm.Name, prm.Type)
 		}
 		if !t.HasStaticShape() {
 			return nil, fmt.Errorf("%s: %q has dynamic shape %s; bind it with --dim or --shape, or give inputs of the shape to run", out.Entry.Name, prm.Name, t)
+		}
+		if t.NumElements() == 0 && (k >= len(out.Entry.Inputs) || used[k]) {
+			// MLIR 22's bare-pointer convention leaves a function with
+			// a zero-size memref parameter unconverted.
+			return nil, fmt.Errorf("%s: %q has type %s: running a model with an empty tensor input or output is not supported yet", out.Entry.Name, prm.Name, t)
 		}
 	}
 	dir, cleanup, err := env.workDir()
@@ -227,11 +235,66 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 		shapes[inputName(entry, i)] = in.Dims
 		rebind = rebind || !niro.TypesEqual(entry.Type.Inputs[i], in.Type())
 	}
-	if !rebind {
+	if rebind {
+		if m, err = mf.module(shapes); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !needsValues(m) {
 		return m, ordered, nil
 	}
-	m, err = mf.module(shapes)
+	// A shape depends on an input's value (an axes list or a target shape
+	// fed as an input): compile for the small integer inputs given, as for
+	// their shapes.
+	values := map[string][]byte{}
+	for i, in := range ordered {
+		if t := entry.Type.Inputs[i].(niro.TensorType); (t.Elem.IsInt() || t.Elem == niro.Bool) && in.Type().NumElements() <= 4096 {
+			values[inputName(entry, i)] = in.Data
+		}
+	}
+	if len(values) == 0 {
+		return m, ordered, nil
+	}
+	m, err = mf.moduleWith(shapes, values)
 	return m, ordered, err
+}
+
+// emptyInputsRead reports, per entry input, whether it is an empty tensor
+// that the function reads. An unread one (a bound axes list, say) lowers
+// fine; a read one does not (see buildHost).
+func emptyInputsRead(m *niro.Module) []bool {
+	f := m.Entry()
+	if f == nil || f.Entry() == nil {
+		return nil
+	}
+	uses := niro.Users(f)
+	out := make([]bool, len(f.Args()))
+	for i, a := range f.Args() {
+		if t, ok := a.Type.(niro.TensorType); ok && t.NumElements() == 0 {
+			out[i] = len(uses[a.ID]) > 0
+		}
+	}
+	return out
+}
+
+// needsValues reports whether some op of m stays uncompiled because a
+// value it needs at compile time is computed at run time.
+func needsValues(m *niro.Module) bool {
+	found := false
+	for _, f := range m.Functions {
+		if f.Body == nil {
+			continue
+		}
+		f.Body.Walk(func(op niro.Op) bool {
+			if u, ok := op.(*niro.UnknownOp); ok {
+				if r, ok := u.Attrs[importer.ReasonAttr].(niro.StringAttr); ok && strings.Contains(string(r), "known at compile time") {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 type namedTensor struct {

@@ -119,10 +119,17 @@ func (mf *modelFile) close() {
 // module returns the model under the flags, with the input shapes in
 // shapes (by input name) fixed as well when shapes is not nil.
 func (mf *modelFile) module(shapes map[string][]int64) (*niro.Module, error) {
-	if shapes == nil && mf.base != nil {
+	return mf.moduleWith(shapes, nil)
+}
+
+// moduleWith is module with the given graph inputs' values known at
+// compile time (importer.Options.Values).
+func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]byte) (*niro.Module, error) {
+	if shapes == nil && values == nil && mf.base != nil {
 		return mf.base, nil
 	}
 	opts := mf.opts
+	opts.Values = values
 	if shapes != nil {
 		opts.Shapes = maps.Clone(mf.opts.Shapes)
 		if opts.Shapes == nil {
@@ -134,7 +141,7 @@ func (mf *modelFile) module(shapes map[string][]int64) (*niro.Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
-	if shapes == nil {
+	if shapes == nil && values == nil {
 		mf.base = m
 	}
 	return m, nil

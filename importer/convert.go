@@ -196,6 +196,9 @@ func (c *converter) convertMain() error {
 	f.InputNames = inNames
 	for i, in := range g.Inputs {
 		sc.vals[in] = f.Args()[i]
+		if data, ok := c.opts.Values[in.Name]; ok {
+			c.recordKnown(f.Args()[i], data)
+		}
 		def := niro.StringAttr("")
 		if in.Initializer != nil {
 			gl, err := c.global(in.Initializer, in.Name)
