@@ -91,7 +91,7 @@ func (o *Concat) inferTypes() ([]Type, error) {
 			return nil, err
 		}
 		if t.Elem != first.Elem || t.Rank() != r {
-			return nil, fmt.Errorf("operand #%d has type %s, operand #0 %s", i+1, t, first)
+			return nil, fmt.Errorf("operand #%d has type %s, but operand #0 has type %s", i+1, t, first)
 		}
 		for a, d := range t.Dims {
 			switch {
