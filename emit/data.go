@@ -7,13 +7,15 @@ import (
 	"github.com/niro-dev/niro/niro"
 )
 
-// concat lowers Concat of static shapes to a tensor.empty of the result
-// and one tensor.insert_slice per operand at its offset along the axis.
+// concat lowers Concat to a tensor.empty of the result and one
+// tensor.insert_slice per operand at its offset along the axis. Dynamic
+// extents are read with tensor.dim; the axis's offsets and extent are
+// then summed at run time.
 func (fe *funcEmitter) concat(op *niro.Concat) {
 	res := op.Result
 	rt, ok := rankedTensor(res)
-	if !ok || !rt.HasStaticShape() {
-		fe.opErrorf(op, "concat %s: needs a static result shape, got %s", name(res), typeName(res.Type))
+	if !ok {
+		fe.opErrorf(op, "concat %s: needs a ranked result, got %s", name(res), typeName(res.Type))
 		return
 	}
 	elem, err := scalarType(rt.Elem)
@@ -21,25 +23,72 @@ func (fe *funcEmitter) concat(op *niro.Concat) {
 		fe.typ(res)
 		return
 	}
-	R := rt.Rank()
-	acc := fe.empty(rt.Dims, elem, nil)
-	off := int64(0)
+	R, axis := rt.Rank(), op.Axis
+	types := make([]niro.TensorType, len(op.Inputs))
 	for i, in := range op.Inputs {
 		it, ok := rankedTensor(in)
-		if !ok || !it.HasStaticShape() || it.Rank() != R {
-			fe.opErrorf(op, "concat %s: operand %s has type %s, needs a static shape of rank %d", name(res), name(in), typeName(in.Type), R)
+		if !ok || it.Rank() != R || axis < 0 || axis >= R {
+			fe.opErrorf(op, "concat %s: operand %s has type %s, needs rank %d", name(res), name(in), typeName(in.Type), R)
 			return
 		}
-		offs := make([]int64, R)
-		offs[op.Axis] = off
-		off += it.Dims[op.Axis]
+		types[i] = it
+	}
+	// extent returns operand i's extent at axis a: a constant or an SSA
+	// index value.
+	extent := func(i, a int) string {
+		if d := types[i].Dims[a]; d >= 0 {
+			return strconv.FormatInt(d, 10)
+		}
+		return fe.dim(op.Inputs[i], types[i], a)
+	}
+	acc := fe.empty(rt.Dims, elem, func(a int) string {
+		if a != axis {
+			return fe.dim(op.Inputs[0], types[0], a)
+		}
+		sum := fe.dim(op.Inputs[0], types[0], a)
+		for i := 1; i < len(op.Inputs); i++ {
+			d := fe.dim(op.Inputs[i], types[i], a)
+			s := fe.tmp()
+			fe.line("%s = arith.addi %s, %s : index", s, sum, d)
+			sum = s
+		}
+		return sum
+	})
+	off, dynOff := int64(0), "" // the static offset; the SSA offset once dynamic
+	dynamic := false
+	for i, in := range op.Inputs {
+		offs := make([]string, R)
+		sizes := make([]string, R)
+		for a := range offs {
+			offs[a], sizes[a] = "0", extent(i, a)
+		}
+		if dynamic {
+			offs[axis] = dynOff
+		} else {
+			offs[axis] = strconv.FormatInt(off, 10)
+		}
 		dst := name(res)
 		if i < len(op.Inputs)-1 {
 			dst = fe.tmp()
 		}
 		fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s",
-			dst, name(in), acc, dimList(offs), dimList(it.Dims), dimList(ones(R)), fe.typ(in), fe.typ(res))
+			dst, name(in), acc, strings.Join(offs, ", "), strings.Join(sizes, ", "), dimList(ones(R)), fe.typ(in), fe.typ(res))
 		acc = dst
+		if i == len(op.Inputs)-1 {
+			break
+		}
+		// The next operand's offset.
+		if d := types[i].Dims[axis]; d >= 0 && !dynamic {
+			off += d
+			continue
+		}
+		if !dynamic {
+			dynamic, dynOff = true, fe.index(off)
+		}
+		d := fe.dim(in, types[i], axis)
+		s := fe.tmp()
+		fe.line("%s = arith.addi %s, %s : index", s, dynOff, d)
+		dynOff = s
 	}
 }
 
