@@ -315,6 +315,10 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.broadcast(op)
 	case *niro.Iota:
 		fe.iota(op)
+	case *niro.Concat:
+		fe.concat(op)
+	case *niro.Slice:
+		fe.slice(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:

@@ -128,6 +128,10 @@ func evalNiro(op niro.Op, ins []*known, rt niro.TensorType) *known {
 		}
 	case *niro.Reduce:
 		return evalReduce(op, ins[0], out)
+	case *niro.Concat:
+		return evalConcat(op.Axis, ins, out)
+	case *niro.Slice:
+		return evalSlice(op, ins[0], out)
 	case *niro.Iota:
 		stride := 1
 		for _, d := range rt.Dims[op.Axis+1:] {
@@ -429,4 +433,58 @@ func evalCompareInt(p niro.Predicate, unsigned bool, a, b int64) bool {
 		return !lt && a != b
 	}
 	return !lt
+}
+
+// evalConcat joins ins along axis into out.
+func evalConcat(axis int, ins []*known, out *known) *known {
+	outer := 1
+	for _, d := range out.dims[:axis] {
+		outer *= int(d)
+	}
+	for o := 0; o < outer; o++ {
+		for _, k := range ins {
+			chunk := 1
+			for _, d := range k.dims[axis:] {
+				chunk *= int(d)
+			}
+			if k.elem != out.elem {
+				return nil
+			}
+			if out.elem.IsFloat() {
+				out.floats = append(out.floats, k.floats[o*chunk:(o+1)*chunk]...)
+			} else {
+				out.ints = append(out.ints, k.ints[o*chunk:(o+1)*chunk]...)
+			}
+		}
+	}
+	return out
+}
+
+// evalSlice reads op's strided window of x into out.
+func evalSlice(op *niro.Slice, x *known, out *known) *known {
+	r := len(out.dims)
+	n := 1
+	for _, d := range out.dims {
+		n *= int(d)
+	}
+	idx := make([]int64, r)
+	for i := 0; i < n; i++ {
+		j := int64(0)
+		for a := 0; a < r; a++ {
+			j = j*x.dims[a] + op.Starts[a] + idx[a]*op.Steps[a]
+		}
+		if out.elem.IsFloat() {
+			out.floats = append(out.floats, x.floats[j])
+		} else {
+			out.ints = append(out.ints, x.ints[j])
+		}
+		for a := r - 1; a >= 0; a-- {
+			idx[a]++
+			if idx[a] < out.dims[a] {
+				break
+			}
+			idx[a] = 0
+		}
+	}
+	return out
 }

@@ -123,6 +123,12 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.Iota": unary(nil, types(niro.Tensor(niro.I64, 2, 3)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.Iota{Axis: 1, Type: niro.Tensor(niro.I64, 2, 3)})...)
 		}),
+		"*niro.Concat": unary(types(mat, niro.Tensor(niro.F32, 1, 3)), types(niro.Tensor(niro.F32, 3, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Concat{Axis: 0, Inputs: []niro.Value{a[0], a[1]}})...)
+		}),
+		"*niro.Slice": unary(types(mat), types(niro.Tensor(niro.F32, 2, 2)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Slice{Starts: []int64{1, 2}, Steps: []int64{-1, -2}, Shape: []int64{2, 2}, X: a[0]})...)
+		}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),

@@ -256,7 +256,7 @@ type UnknownOp struct {
 func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
-		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
+		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{}, &Concat{}, &Slice{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -276,6 +276,8 @@ var (
 	_ Op = (*Reshape)(nil)
 	_ Op = (*Broadcast)(nil)
 	_ Op = (*Iota)(nil)
+	_ Op = (*Concat)(nil)
+	_ Op = (*Slice)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)

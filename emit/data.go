@@ -1,0 +1,164 @@
+package emit
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// concat lowers Concat to a tensor.empty of the result and one
+// tensor.insert_slice per operand at its offset along the axis. Dynamic
+// extents are read with tensor.dim; the axis's offsets and extent are
+// then summed at run time.
+func (fe *funcEmitter) concat(op *niro.Concat) {
+	res := op.Result
+	rt, ok := rankedTensor(res)
+	if !ok {
+		fe.opErrorf(op, "concat %s: needs a ranked result, got %s", name(res), typeName(res.Type))
+		return
+	}
+	elem, err := scalarType(rt.Elem)
+	if err != nil {
+		fe.typ(res)
+		return
+	}
+	R, axis := rt.Rank(), op.Axis
+	types := make([]niro.TensorType, len(op.Inputs))
+	for i, in := range op.Inputs {
+		it, ok := rankedTensor(in)
+		if !ok || it.Rank() != R || axis < 0 || axis >= R {
+			fe.opErrorf(op, "concat %s: operand %s has type %s, needs rank %d", name(res), name(in), typeName(in.Type), R)
+			return
+		}
+		types[i] = it
+	}
+	// extent returns operand i's extent at axis a: a constant or an SSA
+	// index value.
+	extent := func(i, a int) string {
+		if d := types[i].Dims[a]; d >= 0 {
+			return strconv.FormatInt(d, 10)
+		}
+		return fe.dim(op.Inputs[i], types[i], a)
+	}
+	acc := fe.empty(rt.Dims, elem, func(a int) string {
+		if a != axis {
+			return fe.dim(op.Inputs[0], types[0], a)
+		}
+		sum := fe.dim(op.Inputs[0], types[0], a)
+		for i := 1; i < len(op.Inputs); i++ {
+			d := fe.dim(op.Inputs[i], types[i], a)
+			s := fe.tmp()
+			fe.line("%s = arith.addi %s, %s : index", s, sum, d)
+			sum = s
+		}
+		return sum
+	})
+	off, dynOff := int64(0), "" // the static offset; the SSA offset once dynamic
+	dynamic := false
+	for i, in := range op.Inputs {
+		offs := make([]string, R)
+		sizes := make([]string, R)
+		for a := range offs {
+			offs[a], sizes[a] = "0", extent(i, a)
+		}
+		if dynamic {
+			offs[axis] = dynOff
+		} else {
+			offs[axis] = strconv.FormatInt(off, 10)
+		}
+		dst := name(res)
+		if i < len(op.Inputs)-1 {
+			dst = fe.tmp()
+		}
+		fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s",
+			dst, name(in), acc, strings.Join(offs, ", "), strings.Join(sizes, ", "), dimList(ones(R)), fe.typ(in), fe.typ(res))
+		acc = dst
+		if i == len(op.Inputs)-1 {
+			break
+		}
+		// The next operand's offset.
+		if d := types[i].Dims[axis]; d >= 0 && !dynamic {
+			off += d
+			continue
+		}
+		if !dynamic {
+			dynamic, dynOff = true, fe.index(off)
+		}
+		d := fe.dim(in, types[i], axis)
+		s := fe.tmp()
+		fe.line("%s = arith.addi %s, %s : index", s, dynOff, d)
+		dynOff = s
+	}
+}
+
+// slice lowers Slice: a tensor.extract_slice when every step is positive,
+// else a generic whose input map reads start + i*step on every axis.
+func (fe *funcEmitter) slice(op *niro.Slice) {
+	res, x := op.Result, op.X
+	rt, ok := rankedTensor(res)
+	xt, ok1 := rankedTensor(x)
+	if !ok || !ok1 || !rt.HasStaticShape() || rt.Rank() != xt.Rank() || len(op.Starts) != xt.Rank() || len(op.Steps) != xt.Rank() {
+		fe.opErrorf(op, "slice %s: needs ranked tensors of equal rank and a static result, got %s -> %s", name(res), typeName(x.Type), typeName(res.Type))
+		return
+	}
+	elem, err := scalarType(rt.Elem)
+	if err != nil {
+		fe.typ(res)
+		return
+	}
+	R := rt.Rank()
+	if R == 0 {
+		fe.rename2(name(x), name(res), fe.typ(res))
+		return
+	}
+	positive := true
+	for _, s := range op.Steps {
+		positive = positive && s > 0
+	}
+	if positive {
+		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s",
+			name(res), name(x), dimList(op.Starts), dimList(rt.Dims), dimList(op.Steps), fe.typ(x), fe.typ(res))
+		return
+	}
+	exprs := make([]string, R)
+	for a := range exprs {
+		exprs[a] = stridedExpr(op.Starts[a], op.Steps[a], "d"+strconv.Itoa(a))
+	}
+	dst := fe.empty(rt.Dims, elem, nil)
+	fe.generic(name(res), parallel(R),
+		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: affineMap(R, exprs)}},
+		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
+		"", func(args []string) string { return args[0] })
+}
+
+// stridedExpr returns the affine expression start + d*step.
+func stridedExpr(start, step int64, d string) string {
+	var term string
+	switch {
+	case step == 1:
+		term = d
+	case step == -1:
+		term = "-" + d
+	default:
+		term = d + " * " + strconv.FormatInt(step, 10)
+	}
+	if start == 0 {
+		return term
+	}
+	if strings.HasPrefix(term, "-") {
+		return strconv.FormatInt(start, 10) + " - " + term[1:]
+	}
+	if step < 0 {
+		return strconv.FormatInt(start, 10) + " - " + d + " * " + strconv.FormatInt(-step, 10)
+	}
+	return strconv.FormatInt(start, 10) + " + " + term
+}
+
+func ones(n int) []int64 {
+	out := make([]int64, n)
+	for i := range out {
+		out[i] = 1
+	}
+	return out
+}
