@@ -315,6 +315,10 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.broadcast(op)
 	case *niro.Iota:
 		fe.iota(op)
+	case *niro.CumSum:
+		fe.cumsum(op)
+	case *niro.Pad:
+		fe.pad(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:
