@@ -28,6 +28,29 @@ func (nc *nodeCtx) declaredExtent(axis, rank int) (int64, bool) {
 	return d.Dims[axis], true
 }
 
+// oneElem checks that input i holds one element (a scalar or a
+// one-element vector); an unknown shape leaves the node uncompiled.
+func (nc *nodeCtx) oneElem(i int) bool {
+	t := tensorOf(nc.in(i))
+	if t.Unranked || !t.HasStaticShape() {
+		nc.notYet("input %d (%q) has type %s, but the op needs a scalar there", i, nc.n.Inputs[i].Name, t)
+		return false
+	}
+	if t.NumElements() != 1 {
+		nc.fail("input %d (%q) must hold one element, has type %s", i, nc.n.Inputs[i].Name, t)
+		return false
+	}
+	return true
+}
+
+// rank0 returns v, which holds one element, as a rank-0 tensor.
+func (nc *nodeCtx) rank0(v niro.Value) niro.Value {
+	if tensorOf(v).Rank() == 0 {
+		return v
+	}
+	return nc.reshape(v, []int64{})
+}
+
 // rangeCount returns the number of elements of Range(start, limit, delta)
 // on known values: max(ceil((limit-start)/delta), 0), in exact integer
 // arithmetic for integers and rounded to the element type for floats.
@@ -57,12 +80,7 @@ func rangeConv(nc *nodeCtx) error {
 	nc.sameElem(0, 1)
 	nc.sameElem(0, 2)
 	e := elem(start)
-	for i := 0; i < 3; i++ {
-		if t := tensorOf(nc.in(i)); t.Unranked || t.NumElements() != 1 {
-			return nc.errorf("input %d must be a scalar, has type %s", i, t)
-		}
-	}
-	if nc.err != nil {
+	if !nc.oneElem(0) || !nc.oneElem(1) || !nc.oneElem(2) || nc.err != nil {
 		return nc.err
 	}
 	var n int64
@@ -78,7 +96,7 @@ func rangeConv(nc *nodeCtx) error {
 		nc.notYet("the number of elements of Range depends on start, limit and delta, which are computed at run time and not fixed by the output's declared type")
 		return nc.err
 	}
-	start, delta = nc.reshape(start, []int64{}), nc.reshape(delta, []int64{})
+	start, delta = nc.rank0(start), nc.rank0(delta)
 	i := nc.iota(e, []int64{n}, 0)
 	nc.out(0, nc.bin(niro.Add, start, nc.bin(niro.Mul, i, delta)))
 	return nil
@@ -102,11 +120,10 @@ func triluConv(nc *nodeCtx) error {
 	}
 	k := nc.scalar(niro.I64, 0)
 	if nc.has(1) {
-		k = nc.in(1)
-		if elem(k) != niro.I64 || tensorOf(k).Unranked || tensorOf(k).NumElements() != 1 {
-			return nc.errorf("k must be an int64 scalar, has type %s", k.Type)
+		if !nc.oneElem(1) {
+			return nc.err
 		}
-		k = nc.reshape(k, []int64{})
+		k = nc.rank0(nc.cast(nc.in(1), niro.I64))
 	}
 	diag := nc.diagonals(dims[r-2], dims[r-1])
 	pred := niro.Le
@@ -168,10 +185,13 @@ func oneHotConv(nc *nodeCtx) error {
 	if !ok {
 		return nc.err
 	}
-	if t := tensorOf(depth); t.Unranked || t.NumElements() != 1 {
-		return nc.errorf("depth must hold one element, has type %s", t)
+	if !nc.oneElem(1) {
+		return nc.err
 	}
-	if t := tensorOf(values); t.Unranked || t.Rank() != 1 || t.Dims[0] != 2 {
+	if t := tensorOf(values); t.Unranked || t.Rank() != 1 || t.Dims[0] == niro.Dynamic {
+		nc.notYet("values has type %s, but the op needs shape [2]", t)
+		return nc.err
+	} else if t.Dims[0] != 2 {
 		return nc.errorf("values must have shape [2], has type %s", t)
 	}
 	r := len(dims)
@@ -196,7 +216,7 @@ func oneHotConv(nc *nodeCtx) error {
 	// Negative indices count from the end; indices out of [-depth, depth)
 	// match no position and give the off value everywhere.
 	idx := nc.cast(indices, niro.I64)
-	d := nc.reshape(nc.cast(depth, niro.I64), []int64{})
+	d := nc.rank0(nc.cast(depth, niro.I64))
 	zero := nc.scalar(niro.I64, 0)
 	idx = nc.sel(nc.cmp(niro.Lt, idx, zero), nc.bin(niro.Add, idx, d), idx)
 	at := append(append(append([]int64{}, dims[:a]...), 1), dims[a:]...)
@@ -228,8 +248,11 @@ func cumSumConv(nc *nodeCtx) error {
 		return nc.errorf("input must have rank 1 or more")
 	}
 	at := nc.in(1)
-	if t := tensorOf(at); t.Unranked || t.NumElements() != 1 || !elem(at).IsInt() {
-		return nc.errorf("axis must be an integer scalar, has type %s", at.Type)
+	if !nc.oneElem(1) {
+		return nc.err
+	}
+	if !elem(at).IsInt() {
+		return nc.errorf("axis must be an integer, has type %s", at.Type)
 	}
 	excl, rev := nc.attrInt("exclusive", 0) != 0, nc.attrInt("reverse", 0) != 0
 	along := func(a int) niro.Value {
@@ -246,7 +269,7 @@ func cumSumConv(nc *nodeCtx) error {
 		return nc.err
 	}
 	ae := elem(at)
-	at = nc.reshape(at, []int64{})
+	at = nc.rank0(at)
 	y := along(r - 1)
 	for a := r - 2; a >= 0; a-- {
 		is := nc.bin(niro.Or,
@@ -260,10 +283,11 @@ func cumSumConv(nc *nodeCtx) error {
 
 func padConv(nc *nodeCtx) error {
 	x := nc.in(0)
-	r := nc.rank(x)
-	if nc.err != nil {
+	dims, ok := nc.staticDims(x)
+	if !ok {
 		return nc.err
 	}
+	r := len(dims)
 	mode := nc.attrString("mode", "constant")
 	valid := false
 	for _, m := range niro.PadModes {
@@ -279,7 +303,6 @@ func padConv(nc *nodeCtx) error {
 	case nc.opset < 11:
 		pads, _ = nc.attrInts("pads")
 	default:
-		var ok bool
 		if pads, ok = nc.shapeOperand(1); !ok {
 			return nc.err
 		}
@@ -318,12 +341,11 @@ func padConv(nc *nodeCtx) error {
 	case nc.opset < 11:
 		v = nc.like(x, nc.attrFloat("value", 0))
 	case nc.has(2):
-		v = nc.in(2)
 		nc.sameElem(0, 2)
-		if t := tensorOf(v); t.Unranked || t.NumElements() != 1 {
-			return nc.errorf("constant_value must be a scalar, has type %s", t)
+		if !nc.oneElem(2) {
+			return nc.err
 		}
-		v = nc.reshape(v, []int64{})
+		v = nc.rank0(nc.in(2))
 	}
 	if zero {
 		nc.out(0, x)
