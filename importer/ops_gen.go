@@ -227,13 +227,6 @@ func oneHotConv(nc *nodeCtx) error {
 	}
 	posDims[0] = n
 	hit := nc.cmp(niro.Eq, idx, nc.iota(niro.I64, posDims, 0))
-	if nc.err != nil {
-		return nc.err
-	}
-	if ht := tensorOf(hit); ht.Rank() != r+1 {
-		// rank 0 indices with axis 0: [1] against [n] broadcasts to [n].
-		hit = nc.reshape(hit, append(append(append([]int64{}, dims[:a]...), n), dims[a:]...))
-	}
 	nc.out(0, nc.sel(hit, nc.pick(values, 1), nc.pick(values, 0)))
 	return nil
 }
