@@ -319,6 +319,10 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.concat(op)
 	case *niro.Slice:
 		fe.slice(op)
+	case *niro.CumSum:
+		fe.cumsum(op)
+	case *niro.Pad:
+		fe.pad(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:

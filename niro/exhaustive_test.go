@@ -129,6 +129,12 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.Slice": unary(types(mat), types(niro.Tensor(niro.F32, 2, 2)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.Slice{Starts: []int64{1, 2}, Steps: []int64{-1, -2}, Shape: []int64{2, 2}, X: a[0]})...)
 		}),
+		"*niro.CumSum": unary(types(mat), types(mat), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.CumSum{Axis: 1, Exclusive: true, Reverse: true, X: a[0]})...)
+		}),
+		"*niro.Pad": unary(types(mat, niro.Tensor(niro.F32)), types(niro.Tensor(niro.F32, 3, 4)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Pad{Mode: "reflect", Low: []int64{1, 2}, High: []int64{0, -1}, X: a[0], Value: a[1]})...)
+		}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),

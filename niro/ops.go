@@ -11,6 +11,8 @@ package niro
 //     families, scalar or broadcasting (elementwise.go).
 //   - [*Reduce]: reductions over axes (reduce.go).
 //   - [*Reshape], [*Broadcast]: shape changes (shape.go).
+//   - [*CumSum]: running sums along an axis (cumsum.go).
+//   - [*Pad]: padding and cropping (pad.go).
 //   - [*MatMul]: rank-2 matrix product.
 //   - [*Transpose]: dimension permutation.
 //   - [*TensorExtract]: one element of a ranked tensor.
@@ -256,7 +258,9 @@ type UnknownOp struct {
 func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
-		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{}, &Concat{}, &Slice{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
+		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
+		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
+		&MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -278,6 +282,8 @@ var (
 	_ Op = (*Iota)(nil)
 	_ Op = (*Concat)(nil)
 	_ Op = (*Slice)(nil)
+	_ Op = (*CumSum)(nil)
+	_ Op = (*Pad)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
