@@ -256,7 +256,8 @@ type UnknownOp struct {
 func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
-		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
+		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
+		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -276,6 +277,11 @@ var (
 	_ Op = (*Reshape)(nil)
 	_ Op = (*Broadcast)(nil)
 	_ Op = (*Iota)(nil)
+	_ Op = (*Gather)(nil)
+	_ Op = (*GatherElements)(nil)
+	_ Op = (*GatherND)(nil)
+	_ Op = (*Scatter)(nil)
+	_ Op = (*ArgReduce)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
