@@ -315,6 +315,16 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.broadcast(op)
 	case *niro.Iota:
 		fe.iota(op)
+	case *niro.Gather:
+		fe.gather(op)
+	case *niro.GatherElements:
+		fe.gatherElements(op)
+	case *niro.GatherND:
+		fe.gatherND(op)
+	case *niro.Scatter:
+		fe.scatter(op)
+	case *niro.ArgReduce:
+		fe.argReduce(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:
