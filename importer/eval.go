@@ -128,6 +128,8 @@ func evalNiro(op niro.Op, ins []*known, rt niro.TensorType) *known {
 		}
 	case *niro.Reduce:
 		return evalReduce(op, ins[0], out)
+	case *niro.Gather:
+		return evalGather(op, ins[0], ins[1], out)
 	case *niro.Iota:
 		stride := 1
 		for _, d := range rt.Dims[op.Axis+1:] {
