@@ -10,9 +10,11 @@ import (
 // extent) is refused; indices computed at run time are clamped by the
 // compiled code.
 
-// indexInput returns input i, failing the node unless it holds i32 or i64.
+// indexInput returns input i, failing the node unless it holds i32 or i64
+// (and keeping it an UnknownOp when its rank is unknown).
 func (nc *nodeCtx) indexInput(i int) niro.Value {
 	v := nc.in(i)
+	nc.rank(v)
 	if e := elem(v); e != niro.I32 && e != niro.I64 {
 		nc.fail("indices must be int32 or int64, input %d has %s", i, e)
 	}
@@ -80,6 +82,7 @@ func (nc *nodeCtx) checkTuples(x, ind niro.Value, first int) {
 
 func gatherNDConv(nc *nodeCtx) error {
 	x, ind := nc.in(0), nc.indexInput(1)
+	nc.rank(x)
 	b := int(nc.attrInt("batch_dims", 0))
 	if nc.err != nil {
 		return nc.err
@@ -101,6 +104,7 @@ func (nc *nodeCtx) reduction() niro.ScatterReduction {
 
 func scatterElementsConv(nc *nodeCtx) error {
 	x, ind, upd := nc.in(0), nc.indexInput(1), nc.in(2)
+	nc.rank(upd)
 	axis := nc.axis(nc.attrInt("axis", 0), nc.rank(x))
 	red := nc.reduction()
 	if nc.err != nil {
@@ -118,6 +122,8 @@ func scatterElementsConv(nc *nodeCtx) error {
 
 func scatterNDConv(nc *nodeCtx) error {
 	x, ind, upd := nc.in(0), nc.indexInput(1), nc.in(2)
+	nc.rank(upd)
+	nc.rank(x)
 	red := nc.reduction()
 	if nc.err != nil {
 		return nc.err
