@@ -323,6 +323,16 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.cumsum(op)
 	case *niro.Pad:
 		fe.pad(op)
+	case *niro.Gather:
+		fe.gather(op)
+	case *niro.GatherElements:
+		fe.gatherElements(op)
+	case *niro.GatherND:
+		fe.gatherND(op)
+	case *niro.Scatter:
+		fe.scatter(op)
+	case *niro.ArgReduce:
+		fe.argReduce(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:

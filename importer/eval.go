@@ -132,6 +132,8 @@ func evalNiro(op niro.Op, ins []*known, rt niro.TensorType) *known {
 		return evalConcat(op.Axis, ins, out)
 	case *niro.Slice:
 		return evalSlice(op, ins[0], out)
+	case *niro.Gather:
+		return evalGather(op, ins[0], ins[1], out)
 	case *niro.Iota:
 		stride := 1
 		for _, d := range rt.Dims[op.Axis+1:] {

@@ -135,6 +135,21 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.Pad": unary(types(mat, niro.Tensor(niro.F32)), types(niro.Tensor(niro.F32, 3, 4)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.Pad{Mode: "reflect", Low: []int64{1, 2}, High: []int64{0, -1}, X: a[0], Value: a[1]})...)
 		}),
+		"*niro.Gather": unary(types(niro.Tensor(niro.F32, 3, 2), niro.Tensor(niro.I64, 2, 2)), types(niro.Tensor(niro.F32, 2, 2, 2)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Gather{Axis: 0, X: a[0], Indices: a[1]})...)
+		}),
+		"*niro.GatherElements": unary(types(niro.Tensor(niro.F32, 2, 2), niro.Tensor(niro.I32, 2, 2)), types(niro.Tensor(niro.F32, 2, 2)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.GatherElements{Axis: 1, X: a[0], Indices: a[1]})...)
+		}),
+		"*niro.GatherND": unary(types(niro.Tensor(niro.F32, 2, 2), niro.Tensor(niro.I64, 2, 2)), types(niro.Tensor(niro.F32, 2)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.GatherND{X: a[0], Indices: a[1]})...)
+		}),
+		"*niro.Scatter": unary(types(niro.Tensor(niro.F32, 4, 4), niro.Tensor(niro.I64, 2, 1), niro.Tensor(niro.F32, 2, 4)), types(niro.Tensor(niro.F32, 4, 4)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Scatter{Kind: niro.ScatterND, Reduction: niro.ScatterAdd, X: a[0], Indices: a[1], Updates: a[2]})...)
+		}),
+		"*niro.ArgReduce": unary(types(mat), types(niro.Tensor(niro.I64, 2, 1)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.ArgReduce{Kind: niro.ArgMin, Axis: 1, KeepDims: true, SelectLast: true, X: a[0]})...)
+		}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),

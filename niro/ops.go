@@ -260,6 +260,7 @@ func OpKinds() []Op {
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
 		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
+		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{},
 		&MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
@@ -284,6 +285,11 @@ var (
 	_ Op = (*Slice)(nil)
 	_ Op = (*CumSum)(nil)
 	_ Op = (*Pad)(nil)
+	_ Op = (*Gather)(nil)
+	_ Op = (*GatherElements)(nil)
+	_ Op = (*GatherND)(nil)
+	_ Op = (*Scatter)(nil)
+	_ Op = (*ArgReduce)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)

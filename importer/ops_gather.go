@@ -1,0 +1,207 @@
+package importer
+
+import (
+	"github.com/niro-dev/niro/niro"
+)
+
+// The indexing ops: Gather, GatherElements, GatherND, ScatterElements
+// (and the deprecated Scatter), ScatterND, ArgMax and ArgMin. Each maps to
+// one Niro op. An index known at import that lies outside [-extent,
+// extent) is refused; indices computed at run time are clamped by the
+// compiled code.
+
+// indexInput returns input i, failing the node unless it holds i32 or i64
+// (and keeping it an UnknownOp when its rank is unknown).
+func (nc *nodeCtx) indexInput(i int) niro.Value {
+	v := nc.in(i)
+	nc.rank(v)
+	if e := elem(v); e != niro.I32 && e != niro.I64 {
+		nc.fail("indices must be int32 or int64, input %d has %s", i, e)
+	}
+	return v
+}
+
+// checkIndex fails the node when the known index idx (the n-th value of
+// the indices) lies outside [-extent, extent) of data axis axis.
+func (nc *nodeCtx) checkIndex(idx, extent int64, axis, n int) {
+	if extent >= 0 && (idx < -extent || idx >= extent) {
+		nc.fail("index %d (element %d of the indices) is out of range for axis %d of extent %d", idx, n, axis, extent)
+	}
+}
+
+func gatherConv(nc *nodeCtx) error {
+	x, ind := nc.in(0), nc.indexInput(1)
+	axis := nc.axis(nc.attrInt("axis", 0), nc.rank(x))
+	if nc.err != nil {
+		return nc.err
+	}
+	if k, ok := nc.knownOf(ind); ok {
+		ext := tensorOf(x).Dims[axis]
+		for n, i := range k.ints {
+			nc.checkIndex(i, ext, axis, n)
+		}
+	}
+	nc.out(0, nc.op(&niro.Gather{Axis: axis, X: x, Indices: ind}))
+	return nil
+}
+
+func gatherElementsConv(nc *nodeCtx) error {
+	x, ind := nc.in(0), nc.indexInput(1)
+	axis := nc.axis(nc.attrInt("axis", 0), nc.rank(x))
+	if nc.err != nil {
+		return nc.err
+	}
+	if k, ok := nc.knownOf(ind); ok {
+		ext := tensorOf(x).Dims[axis]
+		for n, i := range k.ints {
+			nc.checkIndex(i, ext, axis, n)
+		}
+	}
+	nc.out(0, nc.op(&niro.GatherElements{Axis: axis, X: x, Indices: ind}))
+	return nil
+}
+
+// checkTuples checks known index tuples (the last axis of indices)
+// against the data axes from first on.
+func (nc *nodeCtx) checkTuples(x, ind niro.Value, first int) {
+	k, ok := nc.knownOf(ind)
+	it, xt := tensorOf(ind), tensorOf(x)
+	if !ok || it.Unranked || xt.Unranked || it.Rank() == 0 {
+		return
+	}
+	w := int(it.Dims[it.Rank()-1])
+	if w < 1 {
+		return
+	}
+	for n, i := range k.ints {
+		if a := first + n%w; a < xt.Rank() {
+			nc.checkIndex(i, xt.Dims[a], a, n)
+		}
+	}
+}
+
+func gatherNDConv(nc *nodeCtx) error {
+	x, ind := nc.in(0), nc.indexInput(1)
+	nc.rank(x)
+	b := int(nc.attrInt("batch_dims", 0))
+	if nc.err != nil {
+		return nc.err
+	}
+	nc.checkTuples(x, ind, b)
+	nc.out(0, nc.op(&niro.GatherND{BatchDims: b, X: x, Indices: ind}))
+	return nil
+}
+
+// reduction returns the node's scatter reduction attribute.
+func (nc *nodeCtx) reduction() niro.ScatterReduction {
+	s := nc.attrString("reduction", "none")
+	r, ok := niro.ParseScatterReduction(s)
+	if !ok {
+		nc.fail("reduction %q is not one of none, add, mul, max, min", s)
+	}
+	return r
+}
+
+func scatterElementsConv(nc *nodeCtx) error {
+	x, ind, upd := nc.in(0), nc.indexInput(1), nc.in(2)
+	nc.rank(upd)
+	axis := nc.axis(nc.attrInt("axis", 0), nc.rank(x))
+	red := nc.reduction()
+	if nc.err != nil {
+		return nc.err
+	}
+	if k, ok := nc.knownOf(ind); ok {
+		ext := tensorOf(x).Dims[axis]
+		for n, i := range k.ints {
+			nc.checkIndex(i, ext, axis, n)
+		}
+	}
+	nc.out(0, nc.op(&niro.Scatter{Kind: niro.ScatterElements, Axis: axis, Reduction: red, X: x, Indices: ind, Updates: upd}))
+	return nil
+}
+
+func scatterNDConv(nc *nodeCtx) error {
+	x, ind, upd := nc.in(0), nc.indexInput(1), nc.in(2)
+	nc.rank(upd)
+	nc.rank(x)
+	red := nc.reduction()
+	if nc.err != nil {
+		return nc.err
+	}
+	nc.checkTuples(x, ind, 0)
+	nc.out(0, nc.op(&niro.Scatter{Kind: niro.ScatterND, Reduction: red, X: x, Indices: ind, Updates: upd}))
+	return nil
+}
+
+func argReduceConv(k niro.ArgReduceKind) func(nc *nodeCtx) error {
+	return func(nc *nodeCtx) error {
+		x := nc.in(0)
+		axis := nc.axis(nc.attrInt("axis", 0), nc.rank(x))
+		if nc.err != nil {
+			return nc.err
+		}
+		nc.out(0, nc.op(&niro.ArgReduce{Kind: k, Axis: axis, KeepDims: nc.attrInt("keepdims", 1) != 0,
+			SelectLast: nc.attrInt("select_last_index", 0) != 0, X: x}))
+		return nil
+	}
+}
+
+func init() {
+	gather := func(since int64) opSpec {
+		return opSpec{Since: since, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"axis"}, Convert: gatherConv}
+	}
+	register("Gather", gather(1), gather(11), gather(13))
+	gatherElements := func(since int64) opSpec {
+		return opSpec{Since: since, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"axis"}, Convert: gatherElementsConv}
+	}
+	register("GatherElements", gatherElements(11), gatherElements(13))
+	register("GatherND",
+		opSpec{Since: 11, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{}, Convert: gatherNDConv},
+		opSpec{Since: 12, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"batch_dims"}, Convert: gatherNDConv},
+		opSpec{Since: 13, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"batch_dims"}, Convert: gatherNDConv})
+	scatter := func(since int64, conv func(*nodeCtx) error, attrs ...string) opSpec {
+		return opSpec{Since: since, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: attrs, Convert: conv}
+	}
+	register("Scatter", scatter(9, scatterElementsConv, "axis"), scatter(11, scatterElementsConv, "axis"))
+	register("ScatterElements",
+		scatter(11, scatterElementsConv, "axis"), scatter(13, scatterElementsConv, "axis"),
+		scatter(16, scatterElementsConv, "axis", "reduction"), scatter(18, scatterElementsConv, "axis", "reduction"))
+	register("ScatterND",
+		scatter(11, scatterNDConv), scatter(13, scatterNDConv),
+		scatter(16, scatterNDConv, "reduction"), scatter(18, scatterNDConv, "reduction"))
+	for name, k := range map[string]niro.ArgReduceKind{"ArgMax": niro.ArgMax, "ArgMin": niro.ArgMin} {
+		arg := func(since int64, attrs ...string) opSpec {
+			return opSpec{Since: since, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: attrs, Convert: argReduceConv(k)}
+		}
+		register(name, arg(1, "axis", "keepdims"), arg(11, "axis", "keepdims"),
+			arg(12, "axis", "keepdims", "select_last_index"), arg(13, "axis", "keepdims", "select_last_index"))
+	}
+}
+
+// evalGather folds Gather of known values (a shape vector indexed by a
+// known position, in exporters' Shape → Gather → Concat chains). It
+// returns nil for an index out of range.
+func evalGather(op *niro.Gather, x, ind *known, out *known) *known {
+	outer := int(product(x.dims[:op.Axis]))
+	ext := x.dims[op.Axis]
+	inner := int(product(x.dims[op.Axis+1:]))
+	for o := 0; o < outer; o++ {
+		for _, i := range ind.ints {
+			if i < 0 {
+				i += ext
+			}
+			if i < 0 || i >= ext {
+				return nil
+			}
+			for j := 0; j < inner; j++ {
+				src := (o*int(ext)+int(i))*inner + j
+				if x.elem.IsFloat() {
+					out.floats = append(out.floats, x.floats[src])
+				} else {
+					out.ints = append(out.ints, x.ints[src])
+				}
+			}
+		}
+	}
+	return out
+}
