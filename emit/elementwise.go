@@ -326,6 +326,8 @@ func (fe *funcEmitter) castScalar(from, to niro.ScalarType, a string) (string, e
 			fe.line("%s = arith.truncf %s : f32 to %s", r, w, ts)
 		case fb < tb:
 			fe.line("%s = arith.extf %s : %s to %s", r, a, fs, ts)
+		case from == niro.F64 && to == niro.BF16:
+			fe.line("%s = arith.truncf %s : f32 to bf16", r, fe.truncF64Odd(a))
 		default:
 			fe.line("%s = arith.truncf %s : %s to %s", r, a, fs, ts)
 		}
@@ -344,6 +346,15 @@ func (fe *funcEmitter) castScalar(from, to niro.ScalarType, a string) (string, e
 		if !from.IsSigned() {
 			op = "arith.uitofp"
 		}
+		if to == niro.BF16 && intBits(from) > 16 {
+			// LLVM converts to bf16 through f32, rounding twice; f64
+			// holds the integer exactly (below 2^53), so go through
+			// f64 and the round-to-odd f32.
+			w := fe.tmp()
+			fe.line("%s = %s %s : %s to f64", w, op, a, fs)
+			fe.line("%s = arith.truncf %s : f32 to bf16", r, fe.truncF64Odd(w))
+			break
+		}
 		fe.line("%s = %s %s : %s to %s", r, op, a, fs, ts)
 	default: // integer or bool to integer
 		fb, tb := intBits(from), intBits(to)
@@ -359,6 +370,34 @@ func (fe *funcEmitter) castScalar(from, to niro.ScalarType, a string) (string, e
 		}
 	}
 	return r, nil
+}
+
+// truncF64Odd rounds the f64 a to f32 with round-to-odd: the nearest
+// f32 when a is exact in f32, else the one of a's two f32 neighbours whose
+// significand is odd. Rounding that to a float of at most 22 significand
+// bits (bf16) then rounds a once; LLVM's f64 -> bf16 goes through a
+// round-to-nearest f32 and rounds twice.
+func (fe *funcEmitter) truncF64Odd(a string) string {
+	t, back, inexact, bits, lsb, even, fix := fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp()
+	absBack, absA, away, up, down, step, nb, r := fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp()
+	one, zero := fe.scalarConst(niro.I32, 1), fe.scalarConst(niro.I32, 0)
+	fe.line("%s = arith.truncf %s : f64 to f32", t, a)
+	fe.line("%s = arith.extf %s : f32 to f64", back, t)
+	fe.line("%s = arith.cmpf one, %s, %s : f64", inexact, back, a)
+	fe.line("%s = arith.bitcast %s : f32 to i32", bits, t)
+	fe.line("%s = arith.andi %s, %s : i32", lsb, bits, one)
+	fe.line("%s = arith.cmpi eq, %s, %s : i32", even, lsb, zero)
+	fe.line("%s = arith.andi %s, %s : i1", fix, inexact, even)
+	// An even inexact t: step its magnitude toward a, to the odd neighbour.
+	fe.line("%s = math.absf %s : f64", absBack, back)
+	fe.line("%s = math.absf %s : f64", absA, a)
+	fe.line("%s = arith.cmpf olt, %s, %s : f64", away, absBack, absA)
+	fe.line("%s = arith.addi %s, %s : i32", up, bits, one)
+	fe.line("%s = arith.subi %s, %s : i32", down, bits, one)
+	fe.line("%s = arith.select %s, %s, %s : i32", step, away, up, down)
+	fe.line("%s = arith.select %s, %s, %s : i32", nb, fix, step, bits)
+	fe.line("%s = arith.bitcast %s : i32 to f32", r, nb)
+	return r
 }
 
 // intBits returns the width of an integer or bool as MLIR sees it.
