@@ -256,7 +256,8 @@ func (nc *nodeCtx) sortedAxes(list []int64, r int) []int {
 }
 
 // lpNormConv maps LpNormalization: x / sum(|x|) for p = 1 and
-// x / sqrt(sum(x²)) for p = 2 along one axis.
+// x / sqrt(sum(x²)) for p = 2 along one axis, and 0 where the norm is 0
+// (as the reference gives, instead of 0/0).
 func lpNormConv(nc *nodeCtx) error {
 	x := nc.in(0)
 	nc.requireFloat(x)
@@ -273,7 +274,8 @@ func lpNormConv(nc *nodeCtx) error {
 		} else {
 			norm = nc.un(niro.Sqrt, nc.reduce(niro.ReduceSum, nc.bin(niro.Mul, x, x), []int{a}, true))
 		}
-		return nc.bin(niro.Div, x, norm)
+		zero := nc.like(x, 0)
+		return nc.sel(nc.cmp(niro.Eq, norm, zero), zero, nc.bin(niro.Div, x, norm))
 	}))
 	return nil
 }
