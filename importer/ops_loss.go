@@ -69,7 +69,7 @@ func (nc *nodeCtx) nllLoss(x, target niro.Value, w *niro.Value) niro.Value {
 		if gw != nil {
 			return nc.bin(niro.Div, sum, nc.reduce(niro.ReduceSum, *gw, all, false))
 		}
-		return nc.bin(niro.Div, sum, nc.like(sum, float64(product(dims)/dims[1])))
+		return nc.bin(niro.Div, sum, nc.like(sum, float64(product(tdims))))
 	default:
 		nc.fail("reduction must be \"none\", \"sum\" or \"mean\", is %q", red)
 		return loss
