@@ -13,11 +13,6 @@ import (
 // be declared by the output's type; values that do not (Trilu's k,
 // OneHot's depth for wrapping, CumSum's axis) may be computed at run time.
 
-// iota returns an Iota of element type e and shape dims along axis.
-func (nc *nodeCtx) iota(e niro.ScalarType, dims []int64, axis int) niro.Value {
-	return nc.op(&niro.Iota{Axis: axis, Type: niro.Tensor(e, dims...)})
-}
-
 // declaredExtent returns the static extent of output 0's declared type at
 // axis, if it has one.
 func (nc *nodeCtx) declaredExtent(axis, rank int) (int64, bool) {

@@ -26,12 +26,6 @@ func (nc *nodeCtx) reduce(k niro.ReduceKind, x niro.Value, axes []int, keep bool
 	return nc.op(&niro.Reduce{Kind: k, Axes: axes, KeepDims: keep, X: x})
 }
 
-// iota returns a tensor of element type e and shape dims holding each
-// element's index along axis.
-func (nc *nodeCtx) iota(e niro.ScalarType, dims []int64, axis int) niro.Value {
-	return nc.op(&niro.Iota{Axis: axis, Type: niro.TensorType{Elem: e, Dims: append([]int64{}, dims...)}})
-}
-
 // count returns the number of elements of x along axes, failing the node
 // when one of those extents is not static.
 func (nc *nodeCtx) count(x niro.Value, axes []int) int64 {

@@ -365,6 +365,12 @@ func (nc *nodeCtx) cast(x niro.Value, to niro.ScalarType) niro.Value {
 	return nc.op(&niro.Cast{To: to, X: x})
 }
 
+// iota returns a tensor of element type e and shape dims holding each
+// element's index along axis.
+func (nc *nodeCtx) iota(e niro.ScalarType, dims []int64, axis int) niro.Value {
+	return nc.op(&niro.Iota{Axis: axis, Type: niro.TensorType{Elem: e, Dims: append([]int64{}, dims...)}})
+}
+
 func (nc *nodeCtx) reshape(x niro.Value, dims []int64) niro.Value {
 	return nc.op(&niro.Reshape{Shape: dims, X: x})
 }
