@@ -56,7 +56,23 @@ func (fe *funcEmitter) concat(op *niro.Concat) {
 	})
 	off, dynOff := int64(0), "" // the static offset; the SSA offset once dynamic
 	dynamic := false
+	// Operands with a static zero extent hold nothing (and MLIR refuses an
+	// insert_slice at the end offset), so they are skipped.
+	last := -1
+	for i := range op.Inputs {
+		if !hasZeroExtent(types[i]) {
+			last = i
+		}
+	}
+	if last < 0 {
+		fe.line("%s = tensor.cast %s : %s to %s", name(res), acc, fe.typ(res), fe.typ(res))
+		return
+	}
 	for i, in := range op.Inputs {
+		if hasZeroExtent(types[i]) {
+			off += max(types[i].Dims[axis], 0)
+			continue
+		}
 		offs := make([]string, R)
 		sizes := make([]string, R)
 		for a := range offs {
@@ -68,13 +84,13 @@ func (fe *funcEmitter) concat(op *niro.Concat) {
 			offs[axis] = strconv.FormatInt(off, 10)
 		}
 		dst := name(res)
-		if i < len(op.Inputs)-1 {
+		if i < last {
 			dst = fe.tmp()
 		}
 		fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s",
 			dst, name(in), acc, strings.Join(offs, ", "), strings.Join(sizes, ", "), dimList(ones(R)), fe.typ(in), fe.typ(res))
 		acc = dst
-		if i == len(op.Inputs)-1 {
+		if i == last {
 			break
 		}
 		// The next operand's offset.
@@ -161,4 +177,14 @@ func ones(n int) []int64 {
 		out[i] = 1
 	}
 	return out
+}
+
+// hasZeroExtent reports whether t has a static extent of 0.
+func hasZeroExtent(t niro.TensorType) bool {
+	for _, d := range t.Dims {
+		if d == 0 {
+			return true
+		}
+	}
+	return false
 }
