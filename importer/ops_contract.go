@@ -2,6 +2,8 @@ package importer
 
 import (
 	"math"
+	"sort"
+	"strings"
 
 	"github.com/niro-dev/niro/niro"
 )
@@ -158,8 +160,247 @@ func (nc *nodeCtx) gemm() error {
 	return nil
 }
 
-// einsum is filled in below.
+// einsumTerm is one operand of an Einsum: its value and one label per
+// axis. The axes an ellipsis stands for get labels past the ASCII range,
+// aligned at the end across operands as numpy broadcasting aligns them.
+type einsumTerm struct {
+	v      niro.Value
+	labels []rune
+}
+
+// ellipsisLabel is the label of axis j of a broadcast ellipsis of n axes.
+func ellipsisLabel(j, n int) rune { return rune(0x100 + j - n) }
+
+// parseEinsumTerm reads one comma-separated term of an Einsum equation for
+// an operand of the given rank (rank < 0 for the output, where the
+// ellipsis has ell axes).
+func parseEinsumTerm(term string, rank, ell int) ([]rune, int, bool) {
+	before, after, dots := strings.Cut(term, "...")
+	if strings.Contains(after, "...") || strings.Contains(after, ".") || strings.Contains(before, ".") {
+		return nil, 0, false
+	}
+	for _, r := range before + after {
+		if r < 'A' || r > 'z' || (r > 'Z' && r < 'a') {
+			return nil, 0, false
+		}
+	}
+	n := len(before) + len(after)
+	k := 0
+	switch {
+	case dots && rank >= 0:
+		k = rank - n
+	case dots:
+		k = ell
+	case rank >= 0 && rank != n:
+		return nil, 0, false
+	}
+	if k < 0 {
+		return nil, 0, false
+	}
+	labels := []rune(before)
+	for j := 0; j < k; j++ {
+		labels = append(labels, ellipsisLabel(j, k))
+	}
+	return append(labels, []rune(after)...), k, true
+}
+
+// einsum maps Einsum (opset 12) without repeated labels in a term (no
+// diagonals): each label only one operand has and the output lacks is
+// summed away first, then the operands are contracted pairwise from the
+// left, each pair by one MatMul (shared labels still needed are batch
+// axes, the other shared ones contracted), and the result is transposed to
+// the output's label order.
 func (nc *nodeCtx) einsum() error {
-	nc.notYet("Einsum is not mapped yet")
-	return nc.err
+	eq := strings.ReplaceAll(nc.attrString("equation", ""), " ", "")
+	lhs, rhs, explicit := strings.Cut(eq, "->")
+	parts := strings.Split(lhs, ",")
+	if len(parts) != len(nc.args) {
+		return nc.errorf("equation %q has %d input terms for %d inputs", eq, len(parts), len(nc.args))
+	}
+	terms := make([]einsumTerm, len(parts))
+	ell := 0
+	extent := map[rune]int64{}
+	count := map[rune]int{}
+	for i, p := range parts {
+		if !nc.has(i) {
+			return nc.errorf("input %d is omitted", i)
+		}
+		nc.sameElem(0, i)
+		r := nc.rank(nc.in(i))
+		if nc.err != nil {
+			return nc.err
+		}
+		labels, k, ok := parseEinsumTerm(p, r, 0)
+		if !ok {
+			return nc.errorf("equation %q: term %q does not fit input %d of rank %d", eq, p, i, r)
+		}
+		ell = max(ell, k)
+		seen := map[rune]bool{}
+		for a, l := range labels {
+			if seen[l] {
+				nc.notYet("equation %q repeats label %q in term %q (a diagonal)", eq, l, p)
+				return nc.err
+			}
+			seen[l] = true
+			count[l]++
+			d := tensorOf(nc.in(i)).Dims[a]
+			if e, ok := extent[l]; ok && e != d {
+				if e >= 0 && d >= 0 {
+					nc.notYet("equation %q: label %q has extents %d and %d (broadcasting within Einsum)", eq, l, e, d)
+					return nc.err
+				}
+			}
+			if _, ok := extent[l]; !ok || d >= 0 {
+				extent[l] = d
+			}
+		}
+		terms[i] = einsumTerm{v: nc.in(i), labels: labels}
+	}
+	var out []rune
+	if explicit {
+		labels, _, ok := parseEinsumTerm(rhs, -1, ell)
+		if !ok {
+			return nc.errorf("equation %q: bad output term %q", eq, rhs)
+		}
+		seen := map[rune]bool{}
+		for _, l := range labels {
+			if seen[l] || count[l] == 0 {
+				return nc.errorf("equation %q: output label %q is repeated or in no input", eq, l)
+			}
+			seen[l] = true
+		}
+		out = labels
+	} else {
+		for j := 0; j < ell; j++ {
+			out = append(out, ellipsisLabel(j, ell))
+		}
+		var once []rune
+		for l, c := range count {
+			if c == 1 && l <= 'z' {
+				once = append(once, l)
+			}
+		}
+		sort.Slice(once, func(i, j int) bool { return once[i] < once[j] })
+		out = append(out, once...)
+	}
+	inOut := map[rune]bool{}
+	for _, l := range out {
+		inOut[l] = true
+	}
+	// Sum away each label only its own operand has.
+	for i := range terms {
+		var axes []int
+		var kept []rune
+		for a, l := range terms[i].labels {
+			if count[l] == 1 && !inOut[l] {
+				axes = append(axes, a)
+			} else {
+				kept = append(kept, l)
+			}
+		}
+		if len(axes) > 0 {
+			terms[i] = einsumTerm{v: nc.op(&niro.Reduce{Kind: niro.ReduceSum, Axes: axes, X: terms[i].v}), labels: kept}
+		}
+	}
+	acc := terms[0]
+	for i := 1; i < len(terms); i++ {
+		keep := map[rune]bool{}
+		for l := range inOut {
+			keep[l] = true
+		}
+		for _, t := range terms[i+1:] {
+			for _, l := range t.labels {
+				keep[l] = true
+			}
+		}
+		acc = nc.contractPair(acc, terms[i], keep, extent)
+	}
+	if nc.err != nil {
+		return nc.err
+	}
+	if len(acc.labels) != len(out) {
+		nc.notYet("equation %q: a label shared by operands is summed in none of them", eq)
+		return nc.err
+	}
+	pos := map[rune]int{}
+	for a, l := range acc.labels {
+		pos[l] = a
+	}
+	perm := make([]int, len(out))
+	for i, l := range out {
+		perm[i] = pos[l]
+	}
+	nc.out(0, nc.transposeOp(acc.v, perm))
+	return nil
+}
+
+// contractPair multiplies two Einsum operands: shared labels in keep are
+// batch axes, other shared labels are contracted, and each operand's own
+// labels are its free axes. The result's labels are batch, left free,
+// right free.
+func (nc *nodeCtx) contractPair(x, y einsumTerm, keep map[rune]bool, extent map[rune]int64) einsumTerm {
+	inX, inY := map[rune]int{}, map[rune]int{}
+	for a, l := range x.labels {
+		inX[l] = a
+	}
+	for a, l := range y.labels {
+		inY[l] = a
+	}
+	var batch, contracted, xfree, yfree []rune
+	for _, l := range x.labels {
+		_, shared := inY[l]
+		switch {
+		case shared && keep[l]:
+			batch = append(batch, l)
+		case shared:
+			contracted = append(contracted, l)
+		default:
+			xfree = append(xfree, l)
+		}
+	}
+	for _, l := range y.labels {
+		if _, shared := inX[l]; !shared {
+			yfree = append(yfree, l)
+		}
+	}
+	dims := func(ls []rune) []int64 {
+		out := make([]int64, len(ls))
+		for i, l := range ls {
+			out[i] = extent[l]
+		}
+		return out
+	}
+	prod := func(ls []rune) int64 {
+		n := int64(1)
+		for _, l := range ls {
+			if extent[l] < 0 {
+				if len(ls) == 1 {
+					return extent[l]
+				}
+				return niro.Dynamic
+			}
+			n *= extent[l]
+		}
+		return n
+	}
+	order := func(t einsumTerm, groups ...[]rune) niro.Value {
+		pos := map[rune]int{}
+		for a, l := range t.labels {
+			pos[l] = a
+		}
+		var perm []int
+		for _, g := range groups {
+			for _, l := range g {
+				perm = append(perm, pos[l])
+			}
+		}
+		return nc.transposeOp(t.v, perm)
+	}
+	bd := dims(batch)
+	a := nc.reshapeStatic(order(x, batch, xfree, contracted), append(append([]int64{}, bd...), prod(xfree), prod(contracted)))
+	b := nc.reshapeStatic(order(y, batch, contracted, yfree), append(append([]int64{}, bd...), prod(contracted), prod(yfree)))
+	p := nc.matmulOp(a, b)
+	p = nc.reshapeStatic(p, append(append(bd, dims(xfree)...), dims(yfree)...))
+	labels := append(append(append([]rune{}, batch...), xfree...), yfree...)
+	return einsumTerm{v: p, labels: labels}
 }
