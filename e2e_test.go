@@ -327,3 +327,33 @@ func TestCompileEmbedsWeights(t *testing.T) {
 		t.Errorf("mlp_weights: align %d, size %d; want 64-aligned, %d bytes equal to file.weights", sec.Addralign, ws.Size, len(want))
 	}
 }
+
+// TestE2EBatchedMatMul runs batched products with broadcasting batch axes
+// (a stretched axis of 1, a missing one, two batch axes) through both
+// pipelines against the naive nest per batch.
+func TestE2EBatchedMatMul(t *testing.T) {
+	const src = `
+func @bmm(tensor<5x37x53xf32>, tensor<5x53x29xf32>, tensor<1x53x29xf32>, tensor<3x1x37x53xf32>) -> (tensor<5x37x29xf32>, tensor<5x37x29xf32>, tensor<3x5x37x29xf32>) {
+^bb0(%0: tensor<5x37x53xf32>, %1: tensor<5x53x29xf32>, %2: tensor<1x53x29xf32>, %3: tensor<3x1x37x53xf32>):
+  %4 = matmul %0, %1 : (tensor<5x37x53xf32>, tensor<5x53x29xf32>) -> tensor<5x37x29xf32>
+  %5 = matmul %0, %2 : (tensor<5x37x53xf32>, tensor<1x53x29xf32>) -> tensor<5x37x29xf32>
+  %6 = matmul %3, %1 : (tensor<3x1x37x53xf32>, tensor<5x53x29xf32>) -> tensor<3x5x37x29xf32>
+  return %4, %5, %6 : tensor<5x37x29xf32>, tensor<5x37x29xf32>, tensor<3x5x37x29xf32>
+}`
+	const m, k, n = 37, 53, 29
+	a, b, c, d := seq(5*m*k, 1), seq(5*k*n, 0.5), seq(k*n, 0.25), seq(3*m*k, 2)
+	out := runNiro(t, src, tf32([]int64{5, m, k}, a), tf32([]int64{5, k, n}, b), tf32([]int64{1, k, n}, c), tf32([]int64{3, 1, m, k}, d))
+	var want0, want1, want2 []float32
+	for i := 0; i < 5; i++ {
+		want0 = append(want0, matmulRef(a[i*m*k:(i+1)*m*k], b[i*k*n:(i+1)*k*n], m, k, n)...)
+		want1 = append(want1, matmulRef(a[i*m*k:(i+1)*m*k], c, m, k, n)...)
+	}
+	for h := 0; h < 3; h++ {
+		for i := 0; i < 5; i++ {
+			want2 = append(want2, matmulRef(d[h*m*k:(h+1)*m*k], b[i*k*n:(i+1)*k*n], m, k, n)...)
+		}
+	}
+	checkF32(t, out[0], want0)
+	checkF32(t, out[1], want1)
+	checkF32(t, out[2], want2)
+}
