@@ -204,9 +204,9 @@ func parseEinsumTerm(term string, rank, ell int) ([]rune, int, bool) {
 	return append(labels, []rune(after)...), k, true
 }
 
-// einsum maps Einsum (opset 12) without repeated labels in a term (no
-// diagonals): each label only one operand has and the output lacks is
-// summed away first, then the operands are contracted pairwise from the
+// einsum maps Einsum (opset 12). A label repeated in a term takes that
+// term's diagonal (see einsumDiagonals); each label only one operand has
+// and the output lacks is summed away; then the operands are contracted pairwise from the
 // left, each pair by one MatMul (shared labels still needed are batch
 // axes, the other shared ones contracted), and the result is transposed to
 // the output's label order.
@@ -220,7 +220,8 @@ func (nc *nodeCtx) einsum() error {
 	terms := make([]einsumTerm, len(parts))
 	ell := 0
 	extent := map[rune]int64{}
-	count := map[rune]int{}
+	count := map[rune]int{}  // occurrences of each label in the input terms
+	nterms := map[rune]int{} // input terms holding each label
 	for i, p := range parts {
 		if !nc.has(i) {
 			return nc.errorf("input %d is omitted", i)
@@ -237,9 +238,8 @@ func (nc *nodeCtx) einsum() error {
 		ell = max(ell, k)
 		seen := map[rune]bool{}
 		for a, l := range labels {
-			if seen[l] {
-				nc.notYet("equation %q repeats label %q in term %q (a diagonal)", eq, l, p)
-				return nc.err
+			if !seen[l] {
+				nterms[l]++
 			}
 			seen[l] = true
 			count[l]++
@@ -287,12 +287,14 @@ func (nc *nodeCtx) einsum() error {
 	for _, l := range out {
 		inOut[l] = true
 	}
-	// Sum away each label only its own operand has.
+	// Take the diagonal of each repeated label, then sum away each label
+	// only its own operand has.
 	for i := range terms {
+		terms[i] = nc.einsumDiagonals(terms[i], extent)
 		var axes []int
 		var kept []rune
 		for a, l := range terms[i].labels {
-			if count[l] == 1 && !inOut[l] {
+			if nterms[l] == 1 && !inOut[l] {
 				axes = append(axes, a)
 			} else {
 				kept = append(kept, l)
@@ -403,4 +405,71 @@ func (nc *nodeCtx) contractPair(x, y einsumTerm, keep map[rune]bool, extent map[
 	p = nc.reshapeStatic(p, append(append(bd, dims(xfree)...), dims(yfree)...))
 	labels := append(append(append([]rune{}, batch...), xfree...), yfree...)
 	return einsumTerm{v: p, labels: labels}
+}
+
+// einsumDiagonals takes, for each label t repeats, the diagonal along its
+// two first axes: those axes are moved last, every element off the
+// diagonal is replaced by the lowest value of the element type, and the
+// maximum along the last axis is taken, which is exactly the diagonal
+// element (NaN and -0 included).
+func (nc *nodeCtx) einsumDiagonals(t einsumTerm, extent map[rune]int64) einsumTerm {
+	for nc.err == nil {
+		p, q := -1, -1
+		for a := 0; a < len(t.labels) && q < 0; a++ {
+			for b := a + 1; b < len(t.labels); b++ {
+				if t.labels[a] == t.labels[b] {
+					p, q = a, b
+					break
+				}
+			}
+		}
+		if q < 0 {
+			return t
+		}
+		l := t.labels[p]
+		n := extent[l]
+		e := elem(t.v)
+		lowest, ok := lowestValue(e)
+		if n < 0 || !ok {
+			nc.notYet("the diagonal of label %q needs a static extent and a numeric element type, has %d and %s", l, n, e)
+			return t
+		}
+		var perm []int
+		var labels []rune
+		for a, m := range t.labels {
+			if a != p && a != q {
+				perm = append(perm, a)
+				labels = append(labels, m)
+			}
+		}
+		x := nc.transposeOp(t.v, append(perm, p, q))
+		var mask niro.Value
+		if n*n <= 4096 {
+			eye := make([]int64, n*n)
+			for j := int64(0); j < n; j++ {
+				eye[j*n+j] = 1
+			}
+			mask = nc.constInts(niro.Bool, []int64{n, n}, eye)
+		} else {
+			sq := niro.Tensor(niro.I64, n, n)
+			mask = nc.cmp(niro.Eq, nc.op(&niro.Iota{Axis: 0, Type: sq}), nc.op(&niro.Iota{Axis: 1, Type: sq}))
+		}
+		x = nc.sel(mask, x, nc.scalar(e, lowest))
+		r := tensorOf(x).Rank()
+		t = einsumTerm{v: nc.op(&niro.Reduce{Kind: niro.ReduceMax, Axes: []int{r - 1}, X: x}), labels: append(labels, l)}
+	}
+	return t
+}
+
+// lowestValue returns the lowest value of element type e (−inf for
+// floats); false for bool.
+func lowestValue(e niro.ScalarType) (float64, bool) {
+	switch {
+	case e == niro.Bool:
+		return 0, false
+	case e.IsFloat():
+		return math.Inf(-1), true
+	}
+	lo, _ := e.IntRange()
+	return float64(lo), true
 }

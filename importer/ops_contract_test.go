@@ -83,12 +83,27 @@ func @g(tensor<2x3xf32>, tensor<4xf32>) -> (tensor<4x3xf32>) inputs ["a", "b"] o
   %6 = transpose %5 [1, 0] : (tensor<3x4xf32>) -> tensor<4x3xf32> loc("node #0 (Einsum)")
   return %6 : tensor<4x3xf32>
 }`},
-		{"einsum_diagonal", 12, node("Einsum", []string{"a"}, []string{"y"}, attrString("equation", "ii->i")),
-			[]*onnxpb.ValueInfoProto{vi("a", dtFloat, 3, 3)}, vi("y", dtFloat, 3), `
-func @g(tensor<3x3xf32>) -> (tensor<3xf32>) inputs ["a"] outputs ["y"] {
-^bb0(%0: tensor<3x3xf32>):
-  %1 = "onnx.Einsum"(%0) {equation = "ii->i", niro.not_compilable = "equation \"ii->i\" repeats label 'i' in term \"ii\" (a diagonal)"} : (tensor<3x3xf32>) -> tensor<3xf32> loc("node #0 (Einsum)")
-  return %1 : tensor<3xf32>
+		{"einsum_diagonal", 12, node("Einsum", []string{"a"}, []string{"y"}, attrString("equation", "jii->ij")),
+			[]*onnxpb.ValueInfoProto{vi("a", dtInt32, 2, 3, 3)}, vi("y", dtInt32, 3, 2), `
+func @g(tensor<2x3x3xi32>) -> (tensor<3x2xi32>) inputs ["a"] outputs ["y"] {
+^bb0(%0: tensor<2x3x3xi32>):
+  %1 = const 0x010000000100000001 : tensor<3x3xi1> loc("node #0 (Einsum)")
+  %2 = const 0x00000080 : tensor<i32> loc("node #0 (Einsum)")
+  %3 = select %1, %0, %2 : (tensor<3x3xi1>, tensor<2x3x3xi32>, tensor<i32>) -> tensor<2x3x3xi32> loc("node #0 (Einsum)")
+  %4 = reduce_max %3 {axes = [2]} : (tensor<2x3x3xi32>) -> tensor<2x3xi32> loc("node #0 (Einsum)")
+  %5 = transpose %4 [1, 0] : (tensor<2x3xi32>) -> tensor<3x2xi32> loc("node #0 (Einsum)")
+  return %5 : tensor<3x2xi32>
+}`},
+		{"einsum_trace", 12, node("Einsum", []string{"a"}, []string{"y"}, attrString("equation", "ii")),
+			[]*onnxpb.ValueInfoProto{vi("a", dtFloat, 2, 2)}, vi("y", dtFloat), `
+func @g(tensor<2x2xf32>) -> (tensor<f32>) inputs ["a"] outputs ["y"] {
+^bb0(%0: tensor<2x2xf32>):
+  %1 = const 0x01000001 : tensor<2x2xi1> loc("node #0 (Einsum)")
+  %2 = const 0x000080FF : tensor<f32> loc("node #0 (Einsum)")
+  %3 = select %1, %0, %2 : (tensor<2x2xi1>, tensor<2x2xf32>, tensor<f32>) -> tensor<2x2xf32> loc("node #0 (Einsum)")
+  %4 = reduce_max %3 {axes = [1]} : (tensor<2x2xf32>) -> tensor<2xf32> loc("node #0 (Einsum)")
+  %5 = reduce_sum %4 {axes = [0]} : (tensor<2xf32>) -> tensor<f32> loc("node #0 (Einsum)")
+  return %5 : tensor<f32>
 }`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
