@@ -62,11 +62,18 @@ func (nc *nodeCtx) transposeOp(x niro.Value, perm []int) niro.Value {
 }
 
 // reshapeStatic reshapes x to dims, or returns x when it already has that
-// shape. Niro's reshape needs static shapes: a dynamic one leaves the node
-// not compilable yet.
+// shape (a dynamic extent on either side matches any). Niro's reshape
+// needs static shapes: a dynamic one leaves the node not compilable yet.
 func (nc *nodeCtx) reshapeStatic(x niro.Value, dims []int64) niro.Value {
 	xt := tensorOf(x)
-	if nc.err != nil || equalDims(xt.Dims, dims) {
+	if nc.err != nil {
+		return x
+	}
+	same := len(xt.Dims) == len(dims)
+	for i := 0; same && i < len(dims); i++ {
+		same = xt.Dims[i] == dims[i] || xt.Dims[i] < 0 || dims[i] < 0
+	}
+	if same {
 		return x
 	}
 	rt := niro.TensorType{Elem: xt.Elem, Dims: dims}
