@@ -249,8 +249,8 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 		product = fe.tmp()
 	}
 	ins := []genericOperand{
-		{name: l.name, typ: l.typ, elem: elem, amap: affineMap(R+1, append(l.exprs, row, red))},
-		{name: x.name, typ: x.typ, elem: elem, amap: affineMap(R+1, append(x.exprs, red, col))},
+		{name: l.name, typ: l.typ, elem: elem, amap: affineMap(R+1, append(append([]string{}, l.exprs...), row, red))},
+		{name: x.name, typ: x.typ, elem: elem, amap: affineMap(R+1, append(append([]string{}, x.exprs...), red, col))},
 	}
 	out := genericOperand{name: filled, typ: accType, elem: acc, amap: affineMap(R+1, dimNames(R))}
 	fe.generic(product, append(parallel(R), "reduction"), ins, out, "niro.contraction", func(args []string) string {

@@ -168,8 +168,9 @@ func (nc *nodeCtx) gemm() error {
 }
 
 // einsumTerm is one operand of an Einsum: its value and one label per
-// axis. The axes an ellipsis stands for get labels past the ASCII range,
-// aligned at the end across operands as numpy broadcasting aligns them.
+// axis. The axes an ellipsis stands for get labels above the letters
+// (just below 0x100), aligned at the end across operands as numpy
+// broadcasting aligns them.
 type einsumTerm struct {
 	v      niro.Value
 	labels []rune
