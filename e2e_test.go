@@ -327,3 +327,41 @@ func TestCompileEmbedsWeights(t *testing.T) {
 		t.Errorf("mlp_weights: align %d, size %d; want 64-aligned, %d bytes equal to file.weights", sec.Addralign, ws.Size, len(want))
 	}
 }
+
+// TestE2EBatchedMatMul runs batched products with broadcasting batch axes
+// (a stretched axis of 1, a missing one, two batch axes, collapsed into one
+// or not) through both pipelines against the naive nest per batch.
+func TestE2EBatchedMatMul(t *testing.T) {
+	const src = `
+func @bmm(tensor<5x37x53xf32>, tensor<5x53x29xf32>, tensor<1x53x29xf32>, tensor<3x1x37x53xf32>, tensor<3x5x37x53xf32>, tensor<3x5x53x29xf32>) -> (tensor<5x37x29xf32>, tensor<5x37x29xf32>, tensor<3x5x37x29xf32>, tensor<3x5x37x29xf32>, tensor<3x5x37x29xf32>) {
+^bb0(%0: tensor<5x37x53xf32>, %1: tensor<5x53x29xf32>, %2: tensor<1x53x29xf32>, %3: tensor<3x1x37x53xf32>, %4: tensor<3x5x37x53xf32>, %5: tensor<3x5x53x29xf32>):
+  %6 = matmul %0, %1 : (tensor<5x37x53xf32>, tensor<5x53x29xf32>) -> tensor<5x37x29xf32>
+  %7 = matmul %0, %2 : (tensor<5x37x53xf32>, tensor<1x53x29xf32>) -> tensor<5x37x29xf32>
+  %8 = matmul %3, %1 : (tensor<3x1x37x53xf32>, tensor<5x53x29xf32>) -> tensor<3x5x37x29xf32>
+  %9 = matmul %4, %5 : (tensor<3x5x37x53xf32>, tensor<3x5x53x29xf32>) -> tensor<3x5x37x29xf32>
+  %10 = matmul %4, %2 : (tensor<3x5x37x53xf32>, tensor<1x53x29xf32>) -> tensor<3x5x37x29xf32>
+  return %6, %7, %8, %9, %10 : tensor<5x37x29xf32>, tensor<5x37x29xf32>, tensor<3x5x37x29xf32>, tensor<3x5x37x29xf32>, tensor<3x5x37x29xf32>
+}`
+	const m, k, n = 37, 53, 29
+	a, b, c, d := seq(5*m*k, 1), seq(5*k*n, 0.5), seq(k*n, 0.25), seq(3*m*k, 2)
+	e, f := seq(15*m*k, 0.75), seq(15*k*n, 1.5)
+	out := runNiro(t, src, tf32([]int64{5, m, k}, a), tf32([]int64{5, k, n}, b), tf32([]int64{1, k, n}, c),
+		tf32([]int64{3, 1, m, k}, d), tf32([]int64{3, 5, m, k}, e), tf32([]int64{3, 5, k, n}, f))
+	lhs := func(x []float32, i int) []float32 { return x[i*m*k : (i+1)*m*k] }
+	rhs := func(x []float32, i int) []float32 { return x[i*k*n : (i+1)*k*n] }
+	want := make([][]float32, 5)
+	for i := 0; i < 5; i++ {
+		want[0] = append(want[0], matmulRef(lhs(a, i), rhs(b, i), m, k, n)...)
+		want[1] = append(want[1], matmulRef(lhs(a, i), c, m, k, n)...)
+	}
+	for h := 0; h < 3; h++ {
+		for i := 0; i < 5; i++ {
+			want[2] = append(want[2], matmulRef(lhs(d, h), rhs(b, i), m, k, n)...)
+			want[3] = append(want[3], matmulRef(lhs(e, 5*h+i), rhs(f, 5*h+i), m, k, n)...)
+			want[4] = append(want[4], matmulRef(lhs(e, 5*h+i), c, m, k, n)...)
+		}
+	}
+	for i := range want {
+		checkF32(t, out[i], want[i])
+	}
+}

@@ -127,9 +127,20 @@ func (fe *funcEmitter) empty(dims []int64, elem string, dyn func(axis int) strin
 // broadcastMap returns the indexing map that reads an operand of shape
 // dims at each point of a result of shape res.
 func broadcastMap(dims, res []int64) (string, error) {
+	exprs, err := broadcastExprs(dims, res)
+	if err != nil {
+		return "", err
+	}
+	return affineMap(len(res), exprs), nil
+}
+
+// broadcastExprs returns the indexing expressions that read an operand of
+// shape dims at each point of res (aligned at the end, loop dimension j
+// for result axis j): a stretched extent of 1 reads index 0.
+func broadcastExprs(dims, res []int64) ([]string, error) {
 	R := len(res)
 	if len(dims) > R {
-		return "", fmt.Errorf("operand rank %d exceeds result rank %d", len(dims), R)
+		return nil, fmt.Errorf("operand rank %d exceeds result rank %d", len(dims), R)
 	}
 	exprs := make([]string, len(dims))
 	for a, d := range dims {
@@ -139,26 +150,31 @@ func broadcastMap(dims, res []int64) (string, error) {
 		case d == 1 && r != 1:
 			exprs[a] = "0" // stretched
 		case d >= 0 && r >= 0 && d != r:
-			return "", fmt.Errorf("extent %d at axis %d against result extent %d", d, a, r)
+			return nil, fmt.Errorf("extent %d at axis %d against result extent %d", d, a, r)
 		default:
 			exprs[a] = "d" + strconv.Itoa(j)
 		}
 	}
-	return affineMap(R, exprs), nil
+	return exprs, nil
 }
 
 // matmul lowers MatMul to a tensor.empty, a generic that fills it with
 // zero, and a contraction generic tagged niro.contraction that adds each
-// product to the accumulator in contracted order. Half-precision operands
-// are widened in the body and accumulated in f32; one final generic rounds
-// each element back once.
+// product to the accumulator in contracted order. Its loops are the batch
+// axes of the result, then row, column and contracted. An operand's batch
+// axis of extent 1 that the result stretches is collapsed away first (see
+// dropStretched). Several batch axes that every operand either has all of
+// or none of are collapsed into one, and the product is expanded back, so
+// that the contraction has the rank-4 form the schedule takes.
+// Half-precision operands are widened in the body and accumulated in f32;
+// one final generic rounds each element back once.
 func (fe *funcEmitter) matmul(op *niro.MatMul) {
 	res, lhs, rhs := op.Result, op.LHS, op.RHS
 	rt, ok := rankedTensor(res)
 	lt, ok1 := rankedTensor(lhs)
 	xt, ok2 := rankedTensor(rhs)
-	if !ok || !ok1 || !ok2 || len(rt.Dims) != 2 || len(lt.Dims) != 2 || len(xt.Dims) != 2 {
-		fe.opErrorf(op, "matmul %s: needs rank-2 tensors, got (%s, %s) -> %s",
+	if !ok || !ok1 || !ok2 || len(lt.Dims) < 2 || len(xt.Dims) < 2 || len(rt.Dims) != max(len(lt.Dims), len(xt.Dims)) {
+		fe.opErrorf(op, "matmul %s: needs ranked tensors of rank at least 2, got (%s, %s) -> %s",
 			name(res), typeName(lhs.Type), typeName(rhs.Type), typeName(res.Type))
 		return
 	}
@@ -166,7 +182,11 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 		fe.opErrorf(op, "matmul %s: operand types %s and %s do not match result element type %s", name(res), lt, xt, rt.Elem)
 		return
 	}
-	if !extentsMatch(lt.Dims[0], rt.Dims[0]) || !extentsMatch(xt.Dims[1], rt.Dims[1]) || !extentsMatch(lt.Dims[1], xt.Dims[0]) {
+	R, lr, xr := len(rt.Dims), len(lt.Dims), len(xt.Dims)
+	B := R - 2
+	lmap, err1 := broadcastExprs(lt.Dims[:lr-2], rt.Dims[:B])
+	xmap, err2 := broadcastExprs(xt.Dims[:xr-2], rt.Dims[:B])
+	if err1 != nil || err2 != nil || !extentsMatch(lt.Dims[lr-2], rt.Dims[B]) || !extentsMatch(xt.Dims[xr-1], rt.Dims[B+1]) || !extentsMatch(lt.Dims[lr-1], xt.Dims[xr-2]) {
 		fe.opErrorf(op, "matmul %s: shapes %s and %s do not give %s", name(res), lt, xt, rt)
 		return
 	}
@@ -184,32 +204,56 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 	if half {
 		acc = "f32"
 	}
-	accType := tensorTypeOf(rt.Dims, acc)
+	batchOps := []niro.Value{lhs, rhs}
+	batchTypes := []niro.TensorType{{Dims: lt.Dims[:lr-2]}, {Dims: xt.Dims[:xr-2]}}
 	dyn := func(j int) string {
-		if j == 0 {
-			return fe.dim(lhs, lt, 0)
+		switch j {
+		case B:
+			return fe.dim(lhs, lt, lr-2)
+		case B + 1:
+			return fe.dim(rhs, xt, xr-1)
 		}
-		return fe.dim(rhs, xt, 1)
+		return fe.broadcastExtent(batchOps, batchTypes, B, j)
 	}
-	init := fe.empty(rt.Dims, acc, dyn)
+	l := fe.dropStretched(lhs, lt, lmap)
+	x := fe.dropStretched(rhs, xt, xmap)
+	dims, dst, resTyp := rt.Dims, name(res), fe.typ(res)
+	if rt.HasStaticShape() && batchCollapsible(l, B) && batchCollapsible(x, B) {
+		l, x = fe.collapseBatch(l, B), fe.collapseBatch(x, B)
+		// The product is [P, M, N] with P the batch axes' product, expanded
+		// back to the result's shape at the end.
+		p := int64(1)
+		for _, d := range rt.Dims[:B] {
+			p *= d
+		}
+		dims, dst = []int64{p, rt.Dims[B], rt.Dims[B+1]}, ""
+		resTyp = tensorTypeOf(dims, elem)
+		R, B = 3, 1
+	}
+	row, col, red := "d"+strconv.Itoa(B), "d"+strconv.Itoa(B+1), "d"+strconv.Itoa(B+2)
+	accType := tensorTypeOf(dims, acc)
+	init := fe.empty(dims, acc, dyn)
 	zero := fe.tmp()
 	fe.line("%s = arith.constant %s : %s", zero, zeroAttr(rt.Elem), acc)
 	filled := fe.tmp()
-	fe.generic(filled, parallel(2),
-		[]genericOperand{{name: zero, typ: acc, elem: acc, amap: affineMap(2, nil)}},
-		genericOperand{name: init, typ: accType, elem: acc, amap: identityMap(2)},
+	fe.generic(filled, parallel(R),
+		[]genericOperand{{name: zero, typ: acc, elem: acc, amap: affineMap(R, nil)}},
+		genericOperand{name: init, typ: accType, elem: acc, amap: identityMap(R)},
 		"", func(args []string) string { return args[0] })
 
-	product := name(res)
+	if dst == "" {
+		dst = fe.tmp()
+	}
+	product := dst
 	if half {
 		product = fe.tmp()
 	}
 	ins := []genericOperand{
-		{name: name(lhs), typ: fe.typ(lhs), elem: elem, amap: affineMap(3, []string{"d0", "d2"})},
-		{name: name(rhs), typ: fe.typ(rhs), elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
+		{name: l.name, typ: l.typ, elem: elem, amap: affineMap(R+1, append(append([]string{}, l.exprs...), row, red))},
+		{name: x.name, typ: x.typ, elem: elem, amap: affineMap(R+1, append(append([]string{}, x.exprs...), red, col))},
 	}
-	out := genericOperand{name: filled, typ: accType, elem: acc, amap: affineMap(3, []string{"d0", "d1"})}
-	fe.generic(product, []string{"parallel", "parallel", "reduction"}, ins, out, "niro.contraction", func(args []string) string {
+	out := genericOperand{name: filled, typ: accType, elem: acc, amap: affineMap(R+1, dimNames(R))}
+	fe.generic(product, append(parallel(R), "reduction"), ins, out, "niro.contraction", func(args []string) string {
 		a, b, o := args[0], args[1], args[2]
 		if half {
 			wa, wb := fe.tmp(), fe.tmp()
@@ -228,18 +272,97 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 		}
 		return s
 	})
-	if !half {
-		return
+	if half {
+		rounded := fe.empty(dims, elem, dyn)
+		fe.generic(dst, parallel(R),
+			[]genericOperand{{name: product, typ: accType, elem: acc, amap: identityMap(R)}},
+			genericOperand{name: rounded, typ: resTyp, elem: elem, amap: identityMap(R)},
+			"", func(args []string) string {
+				r := fe.tmp()
+				fe.line("%s = arith.truncf %s : f32 to %s", r, args[0], elem)
+				return r
+			})
 	}
-	dst := fe.empty(rt.Dims, elem, dyn)
-	fe.generic(name(res), parallel(2),
-		[]genericOperand{{name: product, typ: accType, elem: acc, amap: identityMap(2)}},
-		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(2)},
-		"", func(args []string) string {
-			r := fe.tmp()
-			fe.line("%s = arith.truncf %s : f32 to %s", r, args[0], elem)
-			return r
-		})
+	if dst != name(res) {
+		B := len(rt.Dims) - 2
+		fe.line("%s = tensor.expand_shape %s [%s, [%d], [%d]] output_shape [%s] : %s into %s",
+			name(res), dst, allAxes(B), B, B+1, dimList(rt.Dims), resTyp, fe.typ(res))
+	}
+}
+
+// contractOperand is a matmul operand as the contraction reads it: its SSA
+// name, type, shape and batch indexing expressions.
+type contractOperand struct {
+	name, typ string
+	elem      niro.ScalarType
+	dims      []int64
+	exprs     []string
+}
+
+// dropStretched collapses away the batch axes of matmul operand v (type t)
+// that the result stretches (index 0 in exprs, its batch indexing
+// expressions), each into the next axis, so that the contraction's
+// indexing maps are projected permutations, which the vectorizer needs.
+func (fe *funcEmitter) dropStretched(v niro.Value, t niro.TensorType, exprs []string) contractOperand {
+	var kept []string
+	var dims []int64
+	var groups, group []string
+	for a, d := range t.Dims {
+		group = append(group, strconv.Itoa(a))
+		if a < len(exprs) && exprs[a] == "0" {
+			continue
+		}
+		if a < len(exprs) {
+			kept = append(kept, exprs[a])
+		}
+		dims = append(dims, d)
+		groups = append(groups, "["+strings.Join(group, ", ")+"]")
+		group = nil
+	}
+	if len(dims) == len(t.Dims) {
+		return contractOperand{name: name(v), typ: fe.typ(v), elem: t.Elem, dims: t.Dims, exprs: exprs}
+	}
+	elem, _ := scalarType(t.Elem)
+	typ := tensorTypeOf(dims, elem)
+	c := fe.tmp()
+	fe.line("%s = tensor.collapse_shape %s [%s] : %s into %s", c, name(v), strings.Join(groups, ", "), fe.typ(v), typ)
+	return contractOperand{name: c, typ: typ, elem: t.Elem, dims: dims, exprs: kept}
+}
+
+// batchCollapsible reports whether operand o of a contraction with B > 1
+// batch axes reads either none of them or all of them in order, with
+// static extents: then its batch axes can become one.
+func batchCollapsible(o contractOperand, B int) bool {
+	if B < 2 || len(o.exprs) == 0 {
+		return B >= 2
+	}
+	if len(o.exprs) != B {
+		return false
+	}
+	for j, e := range o.exprs {
+		if e != "d"+strconv.Itoa(j) || o.dims[j] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// collapseBatch collapses the B batch axes of operand o, if it has them,
+// into one.
+func (fe *funcEmitter) collapseBatch(o contractOperand, B int) contractOperand {
+	if len(o.exprs) == 0 {
+		return o
+	}
+	p := int64(1)
+	for _, d := range o.dims[:B] {
+		p *= d
+	}
+	dims := []int64{p, o.dims[B], o.dims[B+1]}
+	elem, _ := scalarType(o.elem)
+	typ := tensorTypeOf(dims, elem)
+	c := fe.tmp()
+	fe.line("%s = tensor.collapse_shape %s [%s, [%d], [%d]] : %s into %s", c, o.name, allAxes(B), B, B+1, o.typ, typ)
+	return contractOperand{name: c, typ: typ, elem: o.elem, dims: dims, exprs: []string{"d0"}}
 }
 
 // zeroAttr returns the zero a contraction over elements of type s starts

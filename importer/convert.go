@@ -472,8 +472,8 @@ func refine(inferred, declared niro.TensorType) (niro.TensorType, error) {
 }
 
 // errFallback tells convertNode to keep a mapped op as an UnknownOp
-// because Niro's op cannot express this instance (for example a MatMul of
-// rank-3 tensors).
+// because Niro's op cannot express this instance (for example a Transpose
+// of an unranked tensor).
 var errFallback = errors.New("fallback to UnknownOp")
 
 func (c *converter) convertNode(n *Node, e *emitter, sc *scope) error {

@@ -22,7 +22,7 @@ var goldenTests = []string{
 	"node/test_add_bcast",
 	"node/test_mul_bcast",
 	"node/test_matmul_2d",
-	"node/test_matmul_3d", // rank 3: stays onnx.MatMul
+	"node/test_matmul_3d", // rank 3: a batched matmul
 	"node/test_transpose_default",
 	"node/test_transpose_all_permutations_4",
 	"node/test_identity",

@@ -46,30 +46,6 @@ func (nc *nodeCtx) legacyBroadcast(xt, yt niro.TensorType) error {
 	return nil
 }
 
-// matmul maps MatMul of two rank-2 tensors; other ranks stay unknown ops.
-func (nc *nodeCtx) matmul() error {
-	x, y := nc.args[0], nc.args[1]
-	xt, yt := tensorOf(x), tensorOf(y)
-	if xt.Elem != yt.Elem {
-		return nc.errorf("operands have different element types %s and %s", xt.Elem, yt.Elem)
-	}
-	if xt.Rank() != 2 || yt.Rank() != 2 {
-		return errFallback
-	}
-	inferred, err := niro.InferMatMul(xt, yt)
-	if err != nil {
-		return nc.errorf("%v", err)
-	}
-	rt, err := nc.resultType(0, inferred.(niro.TensorType))
-	if err != nil {
-		return err
-	}
-	res := nc.c.fn.NewValue(rt)
-	nc.e.add(&niro.MatMul{Result: res, LHS: x, RHS: y})
-	nc.setResult(0, res)
-	return nil
-}
-
 // transpose maps Transpose; perm defaults to reversing the axes.
 func (nc *nodeCtx) transpose() error {
 	x := nc.args[0]

@@ -106,7 +106,7 @@ func TestShapeInference(t *testing.T) {
 		[]*onnxpb.NodeProto{
 			node("Add", []string{"x", "y"}, []string{"s"}),    // [N,1,3] + [4,1] -> [N,4,3]
 			node("MatMul", []string{"a", "b"}, []string{"p"}), // rank 2
-			node("MatMul", []string{"c", "b"}, []string{"q"}), // rank 3: UnknownOp
+			node("MatMul", []string{"c", "b"}, []string{"q"}), // rank 3: batched
 			node("Mul", []string{"u", "s"}, []string{"r"}),    // unranked operand
 		},
 		[]*onnxpb.ValueInfoProto{viParam("x", dtFloat, "N", "", "3"), vi("y", dtFloat, 4, 1), vi("a", dtFloat, 2, dyn), vi("b", dtFloat, 3, 5), vi("c", dtFloat, 7, 2, 3), viUnranked("u", dtFloat)},
@@ -118,7 +118,7 @@ func @g(tensor<?x?x3xf32>, tensor<4x1xf32>, tensor<2x?xf32>, tensor<3x5xf32>, te
 ^bb0(%0: tensor<?x?x3xf32>, %1: tensor<4x1xf32>, %2: tensor<2x?xf32>, %3: tensor<3x5xf32>, %4: tensor<7x2x3xf32>, %5: tensor<*xf32>):
   %6 = add %0, %1 : (tensor<?x?x3xf32>, tensor<4x1xf32>) -> tensor<?x4x3xf32> loc("node #0 (Add)")
   %7 = matmul %2, %3 : (tensor<2x?xf32>, tensor<3x5xf32>) -> tensor<2x5xf32> loc("node #1 (MatMul)")
-  %8 = "onnx.MatMul"(%4, %3) : (tensor<7x2x3xf32>, tensor<3x5xf32>) -> tensor<7x2x5xf32> loc("node #2 (MatMul)")
+  %8 = matmul %4, %3 : (tensor<7x2x3xf32>, tensor<3x5xf32>) -> tensor<7x2x5xf32> loc("node #2 (MatMul)")
   %9 = mul %5, %6 : (tensor<*xf32>, tensor<?x4x3xf32>) -> tensor<*xf32> loc("node #3 (Mul)")
   return %6, %7, %8, %9 : tensor<?x4x3xf32>, tensor<2x5xf32>, tensor<7x2x5xf32>, tensor<*xf32>
 }`)

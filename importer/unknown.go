@@ -238,8 +238,9 @@ func (nc *nodeCtx) unknownResultType(i int) (niro.TensorType, error) {
 }
 
 // knownResultShape returns the full type of result i for the few unknown
-// ops niro can still type: a sparse Constant, a MatMul of ranks other than
-// 2, and an If whose branches yield different shapes.
+// ops niro can still type: a sparse Constant, a MatMul niro cannot compile
+// yet (a 1-D operand of dynamic extent), and an If whose branches yield
+// different shapes.
 func (nc *nodeCtx) knownResultShape(i int) (niro.TensorType, bool) {
 	if nc.domain != "" {
 		return niro.TensorType{}, false

@@ -192,7 +192,7 @@ func Define(f *Function, op Op, types []Type) ([]Value, error) {
 	return vs, nil
 }
 
-// MatMul multiplies rank-2 tensors x and y.
+// MatMul multiplies x and y (rank at least 2, batch axes broadcast).
 func (b *Builder) MatMul(x, y Value) Value {
 	op := &MatMul{Result: b.NewValue(must(InferMatMul(x.Type, y.Type))), LHS: x, RHS: y}
 	b.insert(op)

@@ -76,20 +76,27 @@ func InferElementwise(x, y Type) (Type, error) {
 	}
 }
 
-// InferMatMul returns the result type of MatMul on x and y.
+// InferMatMul returns the result type of MatMul on x and y: tensors of
+// rank at least 2, [..., M, K] × [..., K, N] → [..., M, N], whose leading
+// (batch) axes broadcast as element-wise operands do.
 func InferMatMul(x, y Type) (Type, error) {
 	xt, ok1 := x.(TensorType)
 	yt, ok2 := y.(TensorType)
-	if !ok1 || !ok2 || xt.Rank() != 2 || yt.Rank() != 2 {
-		return nil, fmt.Errorf("matmul needs rank-2 tensors, got %s and %s", typeString(x), typeString(y))
+	if !ok1 || !ok2 || xt.Unranked || yt.Unranked || xt.Rank() < 2 || yt.Rank() < 2 {
+		return nil, fmt.Errorf("matmul needs ranked tensors of rank at least 2, got %s and %s", typeString(x), typeString(y))
 	}
 	if xt.Elem != yt.Elem {
 		return nil, fmt.Errorf("matmul operands %s and %s have different element types", xt, yt)
 	}
-	if !dimsCompatible(xt.Dims[1], yt.Dims[0]) {
-		return nil, fmt.Errorf("matmul contracted extents differ: %s has %d columns, %s has %d rows", xt, xt.Dims[1], yt, yt.Dims[0])
+	xr, yr := xt.Rank(), yt.Rank()
+	if !dimsCompatible(xt.Dims[xr-1], yt.Dims[yr-2]) {
+		return nil, fmt.Errorf("matmul contracted extents differ: %s has %d columns, %s has %d rows", xt, xt.Dims[xr-1], yt, yt.Dims[yr-2])
 	}
-	return Tensor(xt.Elem, xt.Dims[0], yt.Dims[1]), nil
+	batch, err := BroadcastShape(xt.Dims[:xr-2], yt.Dims[:yr-2])
+	if err != nil {
+		return nil, fmt.Errorf("matmul batch axes of %s and %s do not broadcast: %v", xt, yt, err)
+	}
+	return Tensor(xt.Elem, append(batch, xt.Dims[xr-2], yt.Dims[yr-1])...), nil
 }
 
 // InferTranspose returns the result type of Transpose on x with perm.

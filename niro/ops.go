@@ -13,7 +13,7 @@ package niro
 //   - [*Reshape], [*Broadcast]: shape changes (shape.go).
 //   - [*CumSum]: running sums along an axis (cumsum.go).
 //   - [*Pad]: padding and cropping (pad.go).
-//   - [*MatMul]: rank-2 matrix product.
+//   - [*MatMul]: matrix product, with broadcasting batch axes.
 //   - [*Transpose]: dimension permutation.
 //   - [*TensorExtract]: one element of a ranked tensor.
 //
@@ -138,7 +138,11 @@ type TensorExtract struct {
 	Indices []Value
 }
 
-// MatMul is the product of two rank-2 tensors: [M,K] × [K,N] → [M,N].
+// MatMul is the matrix product of tensors of rank at least 2:
+// [..., M, K] × [..., K, N] → [..., M, N]. The leading (batch) axes
+// broadcast as element-wise operands do (aligned at the end, an extent of
+// 1 stretches); each result matrix is the product of the operands'
+// matrices at its batch index.
 //
 // Example printed form:
 //

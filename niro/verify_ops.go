@@ -84,8 +84,11 @@ func (o *MatMul) verify(v *opVerifier) {
 	}
 	wt := want.(TensorType)
 	rt, ok := o.Result.Type.(TensorType)
-	if !ok || rt.Elem != wt.Elem || rt.Rank() != 2 ||
-		!dimsCompatible(rt.Dims[0], wt.Dims[0]) || !dimsCompatible(rt.Dims[1], wt.Dims[1]) {
+	match := ok && !rt.Unranked && rt.Elem == wt.Elem && rt.Rank() == wt.Rank()
+	for i := 0; match && i < rt.Rank(); i++ {
+		match = dimsCompatible(rt.Dims[i], wt.Dims[i])
+	}
+	if !match {
 		v.errorf("result type %s does not match the product type %s", typeString(o.Result.Type), wt)
 	}
 }

@@ -12,11 +12,12 @@ import (
 )
 
 // benchMatmul compiles an m x n x k matmul (fill + tagged contraction, as
-// niro emits it) through the named pipeline, runs it with mlir-runner on
+// niro emits it; with batch > 0, batch of them in one rank-4 contraction)
+// through the named pipeline, runs it with mlir-runner on
 // random data, and reports the best of several timed calls (after a
 // warm-up call) as seconds and GFLOP/s, single-threaded. Each benchmark
 // iteration is one mlir-runner process.
-func benchMatmul(b *testing.B, pipelineName string, m, n, k int, elem string) {
+func benchMatmul(b *testing.B, pipelineName string, batch, m, n, k int, elem string) {
 	tc := needTools(b)
 	p := pipeline(b, pipelineName)
 	ctx := context.Background()
@@ -27,21 +28,22 @@ func benchMatmul(b *testing.B, pipelineName string, m, n, k int, elem string) {
 		size, encode = 8, encodeF64
 	}
 	pa, pb, pc := filepath.Join(dir, "a.bin"), filepath.Join(dir, "b.bin"), filepath.Join(dir, "c.bin")
-	if err := os.WriteFile(pa, encode(randomValues(r, m*k)), 0o644); err != nil {
+	batches := max(batch, 1)
+	if err := os.WriteFile(pa, encode(randomValues(r, batches*m*k)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(pb, encode(randomValues(r, k*n)), 0o644); err != nil {
+	if err := os.WriteFile(pb, encode(randomValues(r, batches*k*n)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	lowered, err := tc.Lower(ctx, matmulModule("matmul", 0, m, n, k, elem), p)
+	lowered, err := tc.Lower(ctx, matmulModule("matmul", batch, m, n, k, elem), p)
 	if err != nil {
 		b.Fatal(err)
 	}
 	const timed = 5
 	prog := joinModule(b, lowered, ioMain(lowered, []ioCall{{
 		fn: "matmul", inputs: []string{pa, pb}, outputs: []string{pc},
-		inBytes:  []int64{int64(m*k) * size, int64(k*n) * size},
-		outBytes: []int64{int64(m*n) * size},
+		inBytes:  []int64{int64(batches*m*k) * size, int64(batches*k*n) * size},
+		outBytes: []int64{int64(batches*m*n) * size},
 	}}, timed))
 	best := 0.0
 	b.ResetTimer()
@@ -65,7 +67,7 @@ func benchMatmul(b *testing.B, pipelineName string, m, n, k int, elem string) {
 		}
 	}
 	b.ReportMetric(best, "s/matmul")
-	b.ReportMetric(2*float64(m)*float64(n)*float64(k)/best/1e9, "GFLOP/s")
+	b.ReportMetric(2*float64(batches)*float64(m)*float64(n)*float64(k)/best/1e9, "GFLOP/s")
 }
 
 // BenchmarkMatmul measures scheduled matrix products single-threaded.
@@ -73,17 +75,21 @@ func benchMatmul(b *testing.B, pipelineName string, m, n, k int, elem string) {
 // (or scripts/bench-matmul.sh).
 func BenchmarkMatmul(b *testing.B) {
 	for _, c := range []struct {
-		pipeline string
-		m, n, k  int
-		elem     string
+		pipeline       string
+		batch, m, n, k int
+		elem           string
 	}{
-		{"host", 1024, 1024, 1024, "f32"},
-		{"host", 1024, 1024, 1024, "f64"},
-		{"host", 512, 512, 512, "f32"},
-		{"host", 1000, 1000, 1000, "f32"}, // not a multiple of the block
-		{"host-O0", 512, 512, 512, "f32"}, // the naive loop nest, for scale
+		{"host", 0, 1024, 1024, 1024, "f32"},
+		{"host", 0, 1024, 1024, 1024, "f64"},
+		{"host", 0, 512, 512, 512, "f32"},
+		{"host", 0, 1000, 1000, 1000, "f32"}, // not a multiple of the block
+		{"host", 8, 256, 256, 256, "f32"},    // batched: one rank-4 contraction
+		{"host-O0", 0, 512, 512, 512, "f32"}, // the naive loop nest, for scale
 	} {
 		name := fmt.Sprintf("%s/%dx%dx%d_%s", c.pipeline, c.m, c.n, c.k, c.elem)
-		b.Run(name, func(b *testing.B) { benchMatmul(b, c.pipeline, c.m, c.n, c.k, c.elem) })
+		if c.batch > 0 {
+			name = fmt.Sprintf("%s/%dx%dx%dx%d_%s", c.pipeline, c.batch, c.m, c.n, c.k, c.elem)
+		}
+		b.Run(name, func(b *testing.B) { benchMatmul(b, c.pipeline, c.batch, c.m, c.n, c.k, c.elem) })
 	}
 }
