@@ -21,7 +21,9 @@ type UnsupportedError struct {
 	// first.
 	NotYet []UnsupportedOp
 	// NotCompilable lists the nodes of ops niro converts in general but
-	// not in this instance, grouped by op type and reason.
+	// not in this instance, grouped by op type and reason: the
+	// niro.not_compilable attribute, or an element type with no MLIR
+	// lowering.
 	NotCompilable []UnsupportedOp
 }
 
@@ -59,6 +61,8 @@ func Unsupported(m *niro.Module) error {
 			k := key{op: onnxOpName(u.OpName)}
 			if r, ok := u.Attrs[notCompilableAttr].(niro.StringAttr); ok {
 				k.reason = string(r)
+			} else {
+				k.reason = typeReason(u)
 			}
 			g := groups[k]
 			if g == nil {
@@ -92,6 +96,30 @@ func Unsupported(m *niro.Module) error {
 	byCount(e.NotYet)
 	byCount(e.NotCompilable)
 	return e
+}
+
+// typeReason names an element type of the op's operands or results that
+// has no MLIR lowering: the reason an op niro converts in general stays
+// unknown (a Cast to float8), or "".
+func typeReason(u *niro.UnknownOp) string {
+	for _, v := range append(append([]niro.Value(nil), u.Args...), u.Res...) {
+		var elem niro.ScalarType
+		switch t := v.Type.(type) {
+		case niro.TensorType:
+			elem = t.Elem
+		case niro.ScalarType:
+			elem = t
+		default:
+			continue
+		}
+		if elem == niro.InvalidScalar {
+			continue
+		}
+		if _, err := scalarType(elem); err != nil {
+			return err.Error()
+		}
+	}
+	return ""
 }
 
 // onnxOpName turns an UnknownOp name back into the ONNX op type:
