@@ -290,3 +290,30 @@ func oneLine(err error) string {
 	}
 	return s
 }
+
+// TestReadConformance checks the host.txt format, tolerance overrides
+// included.
+func TestReadConformance(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "host.txt")
+	src := "node/test_a PASS\nnode/test_b PASS rtol=1e-2 atol=1e-5 # sums in another order\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readConformance(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := got["node/test_a"], got["node/test_b"]
+	if len(got) != 2 || a.rtol != conformanceRtol || a.atol != conformanceAtol || a.suffix != "" ||
+		b.rtol != 1e-2 || b.atol != 1e-5 || b.suffix != " rtol=1e-2 atol=1e-5 # sums in another order" {
+		t.Errorf("readConformance = %+v", got)
+	}
+	for _, bad := range []string{"node/test_a\n", "node/test_a PASS rtol=x # r\n", "node/test_a PASS rtol=1e-2\n", "node/test_a PASS\nnode/test_a PASS\n"} {
+		if err := os.WriteFile(path, []byte(bad), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := readConformance(path); err == nil {
+			t.Errorf("readConformance(%q) did not fail", bad)
+		}
+	}
+}
