@@ -203,7 +203,7 @@ func runTest(niroBin, root, name string, timeout time.Duration) *result {
 
 // typeError matches the messages about types and value kinds niro does not
 // handle.
-var typeError = regexp.MustCompile(`(?i)element type|string tensor|sequence type|optional type|SequenceProto|OptionalProto|MapProto|segmented|float8|float4|complex|type \S+ is not supported|unsupported (element |data )?type`)
+var typeError = regexp.MustCompile(`(?i)element type|string tensor|supports tensors only|sequence type|optional type|SequenceProto|OptionalProto|MapProto|segmented|float8|float4|complex|type \S+ is not supported|unsupported (element |data )?type`)
 
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
