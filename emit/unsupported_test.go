@@ -48,3 +48,19 @@ func TestUnsupported(t *testing.T) {
 		t.Errorf("message:\n%s\nwant:\n%s", err, msg)
 	}
 }
+
+// TestUnsupportedType checks that an unknown op of an element type with no
+// MLIR lowering is reported as not compilable, with the type as reason.
+func TestUnsupportedType(t *testing.T) {
+	m := parseModule(t, `func @f(tensor<4xf32>) -> (tensor<4xf8E4M3FN>) {
+^bb0(%0: tensor<4xf32>):
+  %1 = "onnx.Cast"(%0) {to = 17} : (tensor<4xf32>) -> tensor<4xf8E4M3FN> loc("c")
+  return %1 : tensor<4xf8E4M3FN>
+}
+`)
+	_, err := Module(m, Options{})
+	const want = `not compilable in this instance: Cast (node "c": element type f8E4M3FN has no MLIR lowering)`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}
