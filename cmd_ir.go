@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 
@@ -13,6 +15,7 @@ type ImportCmd struct {
 	Model   string `arg:"" help:"ONNX model file." type:"existingfile"`
 	Output  string `short:"o" help:"Write the IR to FILE instead of standard output." placeholder:"FILE"`
 	Summary bool   `help:"Print a summary of the model instead of the IR."`
+	JSON    bool   `name:"json" help:"Print the summary as JSON (implies --summary)."`
 	ShapeFlags
 }
 
@@ -25,10 +28,20 @@ func (c *ImportCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	if c.Summary {
+	if c.Summary || c.JSON {
 		_, s, err := importer.Import(c.Model, opts)
 		if err != nil {
 			return err
+		}
+		if c.JSON {
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(s); err != nil {
+				return err
+			}
+			return writeOutput(env, c.Output, buf.Bytes())
 		}
 		return writeOutput(env, c.Output, []byte(s.String()))
 	}

@@ -32,7 +32,7 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NIRO_ROOT", root)
-			e.Setenv("ONNX_TESTS", filepath.Join(root, "..", "shared", "onnx-tests"))
+			e.Setenv("ONNX_TESTS", onnxTestsRoot())
 			for _, k := range []string{"NIRO_LLVM_PREFIX", "NIRO_REQUIRE_TOOLS", "PATH"} {
 				if v, ok := os.LookupEnv(k); ok {
 					e.Setenv(k, v)
@@ -72,7 +72,7 @@ func TestScripts(t *testing.T) {
 				}
 				return ok, nil
 			case "onnxtests":
-				_, err := os.Stat(filepath.Join(root, "..", "shared", "onnx-tests", "INDEX.tsv"))
+				_, err := os.Stat(filepath.Join(onnxTestsRoot(), "INDEX.tsv"))
 				return err == nil, nil
 			}
 			return false, nil

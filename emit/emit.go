@@ -78,8 +78,10 @@ type Param struct {
 }
 
 // Module lowers m to MLIR text. It runs [niro.Verify] first and returns
-// its diagnostics for an invalid module. It then reports everything it
-// cannot lower, collected rather than stopping at the first: the error
+// its diagnostics for an invalid module. A module holding UnknownOps gets
+// one [UnsupportedError] naming every unknown op type, before lowering,
+// so nothing downstream of them is reported. Otherwise it reports
+// everything it cannot lower, collected rather than stopping at the first: the error
 // joins one error per unsupported op, element type or construct, each
 // naming its function and the op's location or the value.
 func Module(m *niro.Module, opts Options) (*Output, error) {
@@ -88,6 +90,9 @@ func Module(m *niro.Module, opts Options) (*Output, error) {
 	}
 	if err := niro.Verify(m); err != nil {
 		return nil, fmt.Errorf("emit: invalid module:\n%w", err)
+	}
+	if err := Unsupported(m); err != nil {
+		return nil, err
 	}
 	entry := m.Entry()
 	if entry == nil {

@@ -163,28 +163,6 @@ func TestModuleErrors(t *testing.T) {
 	}
 }
 
-// TestErrorsCollected checks that every unsupported op is reported as its
-// own joined error.
-func TestErrorsCollected(t *testing.T) {
-	m := parseModule(t, `func @f(f32) -> (f32, f32) {
-^bb0(%0: f32):
-  %1 = "onnx.Sin"(%0) : (f32) -> f32 loc("sin")
-  %2 = "onnx.Cos"(%0) : (f32) -> f32 loc("cos")
-  return %1, %2 : f32, f32
-}
-`)
-	_, err := Module(m, Options{})
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		t.Fatalf("error %v does not join several", err)
-	}
-	errs := j.Unwrap()
-	if len(errs) != 2 || !strings.Contains(errs[0].Error(), `onnx.Sin defining %1 (node "sin")`) ||
-		!strings.Contains(errs[1].Error(), `onnx.Cos defining %2 (node "cos")`) {
-		t.Errorf("errors = %q", errs)
-	}
-}
-
 func TestHeaderErrors(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -44,48 +44,52 @@ func ImportBytes(data []byte, opts Options) (*niro.Module, *Summary, error) {
 	return mod, Summarize(m, mod), nil
 }
 
-// Summary describes an imported model, for `niro import --summary`.
+// Summary describes an imported model, for `niro import --summary` (as
+// text, or as JSON with the field names of the tags).
 type Summary struct {
-	Path      string
-	IRVersion int64
-	Producer  string
+	Path      string `json:"path,omitempty"`
+	IRVersion int64  `json:"ir_version"`
+	Producer  string `json:"producer,omitempty"`
 	// Opsets lists the imported operator sets as "ai.onnx=13,...".
-	Opsets string
+	Opsets string `json:"opsets"`
 	// Graph is the ONNX graph name; Function the Niro function made from it.
-	Graph    string
-	Function string
-	Inputs   []Port
-	Outputs  []Port
+	Graph    string `json:"graph"`
+	Function string `json:"function"`
+	Inputs   []Port `json:"inputs"`
+	Outputs  []Port `json:"outputs"`
 	// Nodes counts the ONNX nodes of the main graph and its subgraphs.
-	Nodes int
+	Nodes int `json:"nodes"`
 	// Ops counts ONNX op types over the same nodes, most frequent first.
-	Ops []OpCount
+	Ops []OpCount `json:"ops"`
 	// Functions names the model-local functions (inlined at their calls).
-	Functions []string
-	// Initializers, Params and ParamBytes count the initializers of all
-	// graphs, their elements and their payload bytes; ExternalBytes is the
-	// part stored in external data files.
-	Initializers  int
-	Params        int64
-	ParamBytes    int64
-	ExternalBytes int64
-	// Unknown counts the UnknownOps left in the Niro module by name.
-	Unknown []OpCount
+	Functions []string `json:"functions,omitempty"`
+	// Initializers and Constants count the initializers of all graphs and
+	// the Constant nodes holding values; Params and ParamBytes count the
+	// elements and payload bytes of both; ExternalBytes is the part stored
+	// in external data files.
+	Initializers  int   `json:"initializers"`
+	Constants     int   `json:"constants"`
+	Params        int64 `json:"params"`
+	ParamBytes    int64 `json:"param_bytes"`
+	ExternalBytes int64 `json:"external_bytes"`
+	// Unknown counts, by name, the UnknownOps left in the Niro module:
+	// the nodes niro cannot compile yet.
+	Unknown []OpCount `json:"not_compilable"`
 }
 
 // Port is a graph input or output.
 type Port struct {
-	Name string
+	Name string `json:"name"`
 	// Type is the Niro type of the port.
-	Type string
+	Type string `json:"type"`
 	// Default is set for an input whose initializer gives it a default.
-	Default bool
+	Default bool `json:"default,omitempty"`
 }
 
 // OpCount is an op name with a count.
 type OpCount struct {
-	Op    string
-	Count int
+	Op    string `json:"op"`
+	Count int    `json:"count"`
 }
 
 // Summarize describes a model and the module converted from it.
@@ -114,6 +118,9 @@ func Summarize(m *Model, mod *niro.Module) *Summary {
 		for _, n := range g.Nodes {
 			s.Nodes++
 			ops[unknownName(n.Domain, n.OpType)]++
+			if n.Domain == "" && n.OpType == "Constant" {
+				s.addConstant(n)
+			}
 			for _, sg := range n.Subgraphs() {
 				walk(sg)
 			}
@@ -149,6 +156,47 @@ func Summarize(m *Model, mod *niro.Module) *Summary {
 
 func (s *Summary) addParam(t *Tensor) {
 	s.Initializers++
+	s.addTensor(t)
+}
+
+// addConstant counts the value of a Constant node as a parameter.
+func (s *Summary) addConstant(n *Node) {
+	for _, a := range n.Attrs {
+		switch {
+		case a.Tensor != nil:
+			s.addTensor(a.Tensor)
+		case a.SparseTensor != nil && a.SparseTensor.Values != nil:
+			s.addTensor(a.SparseTensor.Values)
+		case a.Name == "value_float" || a.Name == "value_int":
+			s.Params++
+			s.ParamBytes += 4
+			if a.Name == "value_int" {
+				s.ParamBytes += 4
+			}
+		case a.Name == "value_floats":
+			s.Params += int64(len(a.Floats))
+			s.ParamBytes += 4 * int64(len(a.Floats))
+		case a.Name == "value_ints":
+			s.Params += int64(len(a.Ints))
+			s.ParamBytes += 8 * int64(len(a.Ints))
+		case a.Name == "value_string" || a.Name == "value_strings":
+			if a.Name == "value_string" {
+				s.Params++
+				s.ParamBytes += int64(len(a.String))
+			}
+			for _, str := range a.Strings {
+				s.Params++
+				s.ParamBytes += int64(len(str))
+			}
+		default:
+			continue
+		}
+		s.Constants++
+		return
+	}
+}
+
+func (s *Summary) addTensor(t *Tensor) {
 	s.Params += t.NumElements()
 	n := int64(len(t.Bytes()))
 	for _, str := range t.Strings() {
@@ -206,7 +254,11 @@ func (s *Summary) String() string {
 	for _, p := range s.Outputs {
 		line("output", "%s: %s", p.Name, p.Type)
 	}
-	line("parameters", "%d elements in %d initializers, %s", s.Params, s.Initializers, byteSize(s.ParamBytes))
+	if s.Constants > 0 {
+		line("parameters", "%d elements in %d initializers and %d Constant nodes, %s", s.Params, s.Initializers, s.Constants, byteSize(s.ParamBytes))
+	} else {
+		line("parameters", "%d elements in %d initializers, %s", s.Params, s.Initializers, byteSize(s.ParamBytes))
+	}
 	if s.ExternalBytes > 0 {
 		line("external", "%s", byteSize(s.ExternalBytes))
 	}
@@ -218,13 +270,13 @@ func (s *Summary) String() string {
 		fmt.Fprintf(&sb, "  %-24s %d\n", o.Op, o.Count)
 	}
 	if len(s.Unknown) == 0 {
-		line("unknown ops", "none")
+		line("not compilable yet", "none")
 	} else {
 		var parts []string
 		for _, o := range s.Unknown {
 			parts = append(parts, fmt.Sprintf("%s ×%d", o.Op, o.Count))
 		}
-		line("unknown ops", "%s", strings.Join(parts, ", "))
+		line("not compilable yet", "%s", strings.Join(parts, ", "))
 	}
 	return sb.String()
 }

@@ -378,7 +378,7 @@ parameters:   4 elements in 1 initializers, 16 B
 nodes:        2
   onnx.Add                 1
   onnx.Relu                1
-unknown ops:  none
+not compilable yet: none
 `
 	if diff := cmp.Diff(want, sum.String()); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
