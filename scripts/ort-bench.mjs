@@ -3,8 +3,11 @@
 //
 //   NODE_PATH=/path/to/node_modules node scripts/ort-bench.mjs MODEL.onnx RUNS [NAME=DIMS ...]
 //
-// NAME=DIMS fixes a symbolic input shape, e.g. x=64x64. Inputs are random
-// float32 values in [-1, 1). Prints {"median_us":…,"min_us":…,"runs":…}.
+// NAME=DIMS fixes a symbolic input shape, e.g. x=64x64; the input is then
+// random float32 values in [-1, 1). NAME=FILE.pb feeds an ONNX TensorProto
+// file instead (raw_data; any numeric type, e.g. int64 token ids).
+// Prints {"median_us":…,"min_us":…,"runs":…}.
+import fs from "node:fs";
 import path from "node:path";
 import { createRequire } from "node:module";
 
@@ -15,15 +18,41 @@ const [model, runsArg, ...shapeArgs] = process.argv.slice(2);
 const runs = Number(runsArg || 20);
 const shapes = Object.fromEntries(shapeArgs.map((s) => {
   const [n, d] = s.split("=");
-  return [n, d.split("x").map(Number)];
+  return [n, d.endsWith(".pb") ? readPB(d) : d.split("x").map(Number)];
 }));
+// readPB decodes a TensorProto's dims, data_type and raw_data.
+function readPB(file) {
+  const buf = fs.readFileSync(file);
+  const varint = (p) => { let v = 0n, s = 0n; for (;;) { const b = buf[p++]; v |= BigInt(b & 0x7f) << s; if (!(b & 0x80)) return [v, p]; s += 7n; } };
+  const t = { dims: [], type: 0, raw: null };
+  let pos = 0;
+  while (pos < buf.length) {
+    let key, v; [key, pos] = varint(pos);
+    const field = Number(key >> 3n), wire = Number(key & 7n);
+    if (wire === 0) { [v, pos] = varint(pos); if (field === 1) t.dims.push(Number(v)); if (field === 2) t.type = Number(v); }
+    else if (wire === 2) {
+      [v, pos] = varint(pos);
+      const end = pos + Number(v);
+      if (field === 1) while (pos < end) { [v, pos] = varint(pos); t.dims.push(Number(v)); }
+      if (field === 9) t.raw = new Uint8Array(buf.subarray(pos, end));
+      pos = end;
+    } else if (wire === 5) pos += 4; else if (wire === 1) pos += 8;
+    else throw new Error(`${file}: unsupported wire type ${wire}`);
+  }
+  const types = { 1: ["float32", Float32Array], 6: ["int32", Int32Array], 7: ["int64", BigInt64Array], 11: ["float64", Float64Array] };
+  if (!t.raw || !types[t.type]) throw new Error(`${file}: want raw_data of float, double, int32 or int64`);
+  const [name, Arr] = types[t.type];
+  return new ort.Tensor(name, new Arr(t.raw.buffer, 0, t.raw.byteLength / Arr.BYTES_PER_ELEMENT), t.dims);
+}
+
 const session = await ort.InferenceSession.create(model, {
   executionProviders: ["cpu"], intraOpNumThreads: 1, interOpNumThreads: 1,
 });
 const feeds = {};
 for (const name of session.inputNames) {
   const dims = shapes[name];
-  if (!dims) throw new Error(`give the shape of input ${name} as ${name}=DIMS`);
+  if (!dims) throw new Error(`give the shape of input ${name} as ${name}=DIMS or ${name}=FILE.pb`);
+  if (dims instanceof ort.Tensor) { feeds[name] = dims; continue; }
   const n = dims.reduce((a, b) => a * b, 1);
   const data = new Float32Array(n);
   for (let i = 0; i < n; i++) data[i] = Math.random() * 2 - 1;
