@@ -1,26 +1,50 @@
 // Times a model under ONNX Runtime (CPU, one intra-op thread) for
 // comparison with `niro bench`: median and min of N runs after a warm-up.
 //
-//   NODE_PATH=/path/to/node_modules node scripts/ort-bench.mjs MODEL.onnx RUNS [NAME=DIMS ...]
+//   NODE_PATH=/path/to/node_modules node scripts/ort-bench.mjs MODEL.onnx RUNS [NAME=DIMS or NAME=FILE.pb ...]
 //
-// NAME=DIMS fixes a symbolic input shape, e.g. x=64x64; the input is then
-// random float32 values in [-1, 1). NAME=FILE.pb feeds an ONNX TensorProto
-// file instead (raw_data; any numeric type, e.g. int64 token ids).
-// Prints {"median_us":…,"min_us":…,"runs":…}.
-import fs from "node:fs";
+// NAME=DIMS fixes a symbolic input shape, e.g. x=64x64. Inputs are random
+// float32 values in [-1, 1). Prints {"median_us":…,"min_us":…,"runs":…}.
 import path from "node:path";
 import { createRequire } from "node:module";
+import fs from "node:fs";
 
 const require = createRequire(import.meta.url);
 const ort = require(process.env.NODE_PATH ? path.join(process.env.NODE_PATH, "onnxruntime-node") : "onnxruntime-node");
 
 const [model, runsArg, ...shapeArgs] = process.argv.slice(2);
 const runs = Number(runsArg || 20);
+const given = {}; // NAME=FILE.pb: the tensor in the file (raw_data), e.g. int64 token ids
 const shapes = Object.fromEntries(shapeArgs.map((s) => {
   const [n, d] = s.split("=");
-  return [n, d.endsWith(".pb") ? readPB(d) : d.split("x").map(Number)];
+  if (d.endsWith(".pb")) return [n, (given[n] = readPB(d)).dims];
+  return [n, d.split("x").map(Number)];
 }));
-// readPB decodes a TensorProto's dims, data_type and raw_data.
+const session = await ort.InferenceSession.create(model, {
+  executionProviders: ["cpu"], intraOpNumThreads: 1, interOpNumThreads: 1,
+});
+const feeds = {};
+for (const name of session.inputNames) {
+  const dims = shapes[name];
+  if (!dims) throw new Error(`give the shape of input ${name} as ${name}=DIMS`);
+  const n = dims.reduce((a, b) => a * b, 1);
+  const data = new Float32Array(n);
+  for (let i = 0; i < n; i++) data[i] = Math.random() * 2 - 1;
+  feeds[name] = new ort.Tensor("float32", data, dims);
+}
+Object.assign(feeds, given);
+await session.run(feeds);
+const times = [];
+for (let i = 0; i < runs; i++) {
+  const t0 = process.hrtime.bigint();
+  await session.run(feeds);
+  times.push(Number(process.hrtime.bigint() - t0) / 1e3);
+}
+times.sort((a, b) => a - b);
+const median = runs % 2 ? times[(runs - 1) / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
+console.log(JSON.stringify({ median_us: median, min_us: times[0], runs }));
+
+// readPB reads an ONNX TensorProto file's dims, data_type and raw_data.
 function readPB(file) {
   const buf = fs.readFileSync(file);
   const varint = (p) => { let v = 0n, s = 0n; for (;;) { const b = buf[p++]; v |= BigInt(b & 0x7f) << s; if (!(b & 0x80)) return [v, p]; s += 7n; } };
@@ -44,27 +68,3 @@ function readPB(file) {
   const [name, Arr] = types[t.type];
   return new ort.Tensor(name, new Arr(t.raw.buffer, 0, t.raw.byteLength / Arr.BYTES_PER_ELEMENT), t.dims);
 }
-
-const session = await ort.InferenceSession.create(model, {
-  executionProviders: ["cpu"], intraOpNumThreads: 1, interOpNumThreads: 1,
-});
-const feeds = {};
-for (const name of session.inputNames) {
-  const dims = shapes[name];
-  if (!dims) throw new Error(`give the shape of input ${name} as ${name}=DIMS or ${name}=FILE.pb`);
-  if (dims instanceof ort.Tensor) { feeds[name] = dims; continue; }
-  const n = dims.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
-  for (let i = 0; i < n; i++) data[i] = Math.random() * 2 - 1;
-  feeds[name] = new ort.Tensor("float32", data, dims);
-}
-await session.run(feeds);
-const times = [];
-for (let i = 0; i < runs; i++) {
-  const t0 = process.hrtime.bigint();
-  await session.run(feeds);
-  times.push(Number(process.hrtime.bigint() - t0) / 1e3);
-}
-times.sort((a, b) => a - b);
-const median = runs % 2 ? times[(runs - 1) / 2] : (times[runs / 2 - 1] + times[runs / 2]) / 2;
-console.log(JSON.stringify({ median_us: median, min_us: times[0], runs }));
