@@ -17,15 +17,16 @@
 // followed by Split, the scores are scaled by 1/√16 and normalized by
 // Softmax.
 //
-// Weights are deterministic pseudo-random values. It also writes
-// test_data_set_0's input (batch 2, seq 16); expected outputs come from
-// ONNX Runtime (scripts/ort-expected.mjs).
+// Weights are deterministic pseudo-random values. It also writes the
+// inputs of test_data_set_0 (batch 2, seq 16) and test_data_set_1 (batch 1,
+// seq 7); expected outputs come from ONNX Runtime (scripts/ort-expected.mjs).
 //
 // Run from the repository root: go run ./examples/transformer/gen
 package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"log"
 	"math"
 	"math/rand/v2"
@@ -217,11 +218,15 @@ func main() {
 		}
 	}
 	write(filepath.Join(dir, "model.onnx"), m)
-	const batch, seq = 2, maxPos
-	ids := make([]byte, 8*batch*seq)
-	for i := 0; i < batch*seq; i++ {
-		binary.LittleEndian.PutUint64(ids[8*i:], uint64(rng.IntN(vocab)))
+	// Set 0: batch 2 × seq 16; set 1: batch 1 × seq 7 (the same graph
+	// under other bindings, with extents the register blocks do not divide).
+	for k, bs := range [][2]int64{{2, maxPos}, {1, 7}} {
+		n := int(bs[0] * bs[1])
+		ids := make([]byte, 8*n)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint64(ids[8*i:], uint64(rng.IntN(vocab)))
+		}
+		x := &onnxpb.TensorProto{Name: proto.String("input_ids"), Dims: bs[:], DataType: proto.Int32(i64), RawData: ids}
+		write(filepath.Join(dir, fmt.Sprintf("test_data_set_%d", k), "input_0.pb"), x)
 	}
-	x := &onnxpb.TensorProto{Name: proto.String("input_ids"), Dims: []int64{batch, seq}, DataType: proto.Int32(i64), RawData: ids}
-	write(filepath.Join(dir, "test_data_set_0", "input_0.pb"), x)
 }
