@@ -165,7 +165,10 @@ func broadcastExprs(dims, res []int64) ([]string, error) {
 // axis of extent 1 that the result stretches is collapsed away first (see
 // dropStretched). Several batch axes that every operand either has all of
 // or none of are collapsed into one, and the product is expanded back, so
-// that the contraction has the rank-4 form the schedule takes.
+// that the contraction has the rank-4 form the schedule takes; and when
+// the right operand has no batch axes (a weight), the left operand's batch
+// axes and rows become the rows of one rank-2 contraction, so that the
+// schedule packs each right-operand panel once for all of them.
 // Half-precision operands are widened in the body and accumulated in f32;
 // one final generic rounds each element back once.
 func (fe *funcEmitter) matmul(op *niro.MatMul) {
@@ -218,7 +221,25 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 	l := fe.dropStretched(lhs, lt, lmap)
 	x := fe.dropStretched(rhs, xt, xmap)
 	dims, dst, resTyp := rt.Dims, name(res), fe.typ(res)
-	if rt.HasStaticShape() && batchCollapsible(l, B) && batchCollapsible(x, B) {
+	rowsFolded := false
+	if rt.HasStaticShape() && B > 0 && len(x.exprs) == 0 && readsAllBatch(l, B) {
+		// A right operand without batch axes (a weight): the left
+		// operand's batch axes and rows are one [P·M, K] matrix, so the
+		// product is one rank-2 contraction whose right-operand panels are
+		// packed once for all rows, expanded back at the end.
+		rows := rt.Dims[B]
+		for _, d := range rt.Dims[:B] {
+			rows *= d
+		}
+		ldims := []int64{rows, l.dims[B+1]}
+		ltyp := tensorTypeOf(ldims, elem)
+		c := fe.tmp()
+		fe.line("%s = tensor.collapse_shape %s [%s, [%d]] : %s into %s", c, l.name, allAxes(B+1), B+1, l.typ, ltyp)
+		l = contractOperand{name: c, typ: ltyp, elem: l.elem, dims: ldims}
+		dims, dst, rowsFolded = []int64{rows, rt.Dims[B+1]}, "", true
+		resTyp = tensorTypeOf(dims, elem)
+		R, B = 2, 0
+	} else if rt.HasStaticShape() && batchCollapsible(l, B) && batchCollapsible(x, B) {
 		l, x = fe.collapseBatch(l, B), fe.collapseBatch(x, B)
 		// The product is [P, M, N] with P the batch axes' product, expanded
 		// back to the result's shape at the end.
@@ -283,7 +304,11 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 				return r
 			})
 	}
-	if dst != name(res) {
+	if rowsFolded {
+		B := len(rt.Dims) - 2
+		fe.line("%s = tensor.expand_shape %s [%s, [%d]] output_shape [%s] : %s into %s",
+			name(res), dst, allAxes(B+1), B+1, dimList(rt.Dims), resTyp, fe.typ(res))
+	} else if dst != name(res) {
 		B := len(rt.Dims) - 2
 		fe.line("%s = tensor.expand_shape %s [%s, [%d], [%d]] output_shape [%s] : %s into %s",
 			name(res), dst, allAxes(B), B, B+1, dimList(rt.Dims), resTyp, fe.typ(res))
@@ -341,6 +366,20 @@ func batchCollapsible(o contractOperand, B int) bool {
 	}
 	for j, e := range o.exprs {
 		if e != "d"+strconv.Itoa(j) || o.dims[j] < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// readsAllBatch reports whether operand o reads all B batch axes of a
+// contraction in order.
+func readsAllBatch(o contractOperand, B int) bool {
+	if len(o.exprs) != B {
+		return false
+	}
+	for j, e := range o.exprs {
+		if e != "d"+strconv.Itoa(j) {
 			return false
 		}
 	}

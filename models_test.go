@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"github.com/niro-dev/niro/tensorio"
+	"github.com/niro-dev/niro/toolchain"
+)
+
+// TestModels runs the bundled example models as `niro test` does, against
+// the expected outputs ONNX Runtime wrote (scripts/ort-expected.mjs), and
+// checks that the scheduled code (host) gives the bits of the naive loop
+// nests (host-O0).
+//
+//   - examples/transformer: a pre-LN transformer encoder block (token and
+//     position Gathers, LayerNormalization, 4-head causal attention with
+//     Split, Reshape/Transpose to heads, Range/Less/Where mask and Softmax,
+//     erf GELU MLP, residuals; the exporter's Shape → Gather → Unsqueeze →
+//     Concat → Reshape arithmetic), ids of shape [2, 16] and [1, 7].
+//   - examples/classifier: Gemm (transB) → Relu → Gemm → Softmax, with the
+//     batch bound by --dim N=8.
+//
+// Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
+// holds a tighter one, which the test checks too: the differences from
+// ONNX Runtime come from its FMA, its order of summation and its own exp
+// and erf.
+func TestModels(t *testing.T) {
+	requireTools(t)
+	ctx := context.Background()
+	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+	tc, err := env.findTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name       string
+		flags      ShapeFlags
+		rtol, atol float64 // the tighter tolerance that holds
+	}{
+		{"transformer", ShapeFlags{}, 1e-5, 1e-6},
+		{"classifier", ShapeFlags{Dim: []string{"N=8"}}, 1e-6, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join("examples", tt.name)
+			mf, err := openModel(filepath.Join(dir, "model.onnx"), tt.flags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer mf.close()
+			sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
+			if len(sets) == 0 {
+				t.Fatalf("%s: no test data sets", dir)
+			}
+			for _, set := range sets {
+				runModelSet(t, env, tc, mf, set, tt.rtol, tt.atol)
+			}
+		})
+	}
+}
+
+// runModelSet runs one data set of a model on host and host-O0, checks
+// that both give the same bits and compares the host's outputs with the
+// expected ones at niro test's default tolerances and at rtol, atol.
+func runModelSet(t *testing.T, env *Env, tc *toolchain.Toolchain, mf *modelFile, set string, rtol, atol float64) {
+	t.Helper()
+	ctx := context.Background()
+	ins, err := readNumbered(set, "input")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wants, err := readNumbered(set, "output")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ins) == 0 || len(wants) == 0 {
+		t.Fatalf("%s: no inputs or no expected outputs", set)
+	}
+	m, inputs, err := mf.forInputs(ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Base(set)
+	var first []tensorio.Tensor
+	for _, p := range []string{"host", "host-O0"} {
+		hm, err := env.buildHost(ctx, tc, m, p)
+		if err != nil {
+			t.Fatalf("%s %s: %v", base, p, err)
+		}
+		res, err := env.execute(ctx, tc, hm, inputs, 0, 0)
+		hm.cleanup()
+		if err != nil {
+			t.Fatalf("%s %s: %v", base, p, err)
+		}
+		if len(res.Outputs) != len(wants) {
+			t.Fatalf("%s %s: %d outputs, want %d", base, p, len(res.Outputs), len(wants))
+		}
+		if first != nil {
+			for i := range first {
+				if string(first[i].Data) != string(res.Outputs[i].Data) {
+					t.Errorf("%s output %d differs between host and %s", base, i, p)
+				}
+			}
+			continue
+		}
+		first = res.Outputs
+		for i, w := range wants {
+			for _, tol := range [][2]float64{{1e-3, 1e-7}, {rtol, atol}} {
+				r, err := tensorio.Compare(res.Outputs[i], w.t, tol[0], tol[1])
+				if err != nil {
+					t.Fatalf("%s output %d: %v", base, i, err)
+				}
+				if !r.OK {
+					t.Errorf("%s output %d, rtol %g atol %g: %s", base, i, tol[0], tol[1], r)
+				}
+			}
+			r, _ := tensorio.Compare(res.Outputs[i], w.t, 0, 0)
+			t.Logf("%s output %d: max abs %.3g, max rel %.3g against ONNX Runtime", base, i, r.MaxAbs, r.MaxRel)
+		}
+	}
+}
