@@ -114,6 +114,7 @@ func Convert(m *Model, opts Options) (*niro.Module, error) {
 	if err := c.convertMain(); err != nil {
 		return nil, err
 	}
+	c.prune()
 	if err := niro.Verify(c.mod); err != nil {
 		return nil, fmt.Errorf("%w:\n%w", errInvalidIR, err)
 	}

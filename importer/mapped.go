@@ -76,18 +76,8 @@ func (nc *nodeCtx) transpose() error {
 			perm[i] = int(p)
 		}
 	}
-	inferred, err := niro.InferTranspose(xt, perm)
-	if err != nil {
-		return nc.errorf("%v", err)
-	}
-	rt, err := nc.resultType(0, inferred.(niro.TensorType))
-	if err != nil {
-		return err
-	}
-	res := nc.c.fn.NewValue(rt)
-	nc.e.add(&niro.Transpose{Result: res, X: x, Perm: perm})
-	nc.setResult(0, res)
-	return nil
+	nc.out(0, nc.transposeOp(x, perm))
+	return nc.err
 }
 
 // identity maps Identity to no op: its output is its input's value.

@@ -56,9 +56,89 @@ func (nc *nodeCtx) transposeOp(x niro.Value, perm []int) niro.Value {
 		nc.fail("%v", err)
 		return x
 	}
+	if v, ok := nc.transposeConstant(x, t.(niro.TensorType), perm); ok {
+		return v
+	}
 	res := nc.c.fn.NewValue(t)
 	nc.e.add(&niro.Transpose{Result: res, X: x, Perm: append([]int(nil), perm...)})
 	return res
+}
+
+// transposeConstant transposes a constant operand (a weight read with
+// get_global, or a const) at import, so that the compiled code reads the
+// weight in the order it uses it instead of transposing it on every call
+// (Gemm's transB, MatMul by a transposed weight). It copies the weight's
+// bytes once into a new global.
+func (nc *nodeCtx) transposeConstant(x niro.Value, t niro.TensorType, perm []int) (niro.Value, bool) {
+	xt := tensorOf(x)
+	if !xt.HasStaticShape() || xt.Elem.Bits() < 8 {
+		return x, false
+	}
+	var data []byte
+	name := "const"
+	for _, op := range nc.e.blk.Ops {
+		switch op := op.(type) {
+		case *niro.GetGlobal:
+			if op.Result.ID == x.ID {
+				if g, _ := nc.c.mod.Lookup(op.Global); g != nil {
+					if b, ok := g.Init.(niro.BytesLit); ok {
+						data, name = b, op.Global
+					}
+				}
+			}
+		case *niro.Const:
+			if op.Result.ID == x.ID {
+				if b, ok := op.Lit.(niro.BytesLit); ok {
+					data = b
+				}
+			}
+		}
+	}
+	w := int64(xt.Elem.Bits() / 8)
+	if data == nil || int64(len(data)) != xt.NumElements()*w {
+		return x, false
+	}
+	out := permuteBytes(data, xt.Dims, perm, w)
+	g := nc.c.mod.AddGlobal(nc.c.symbol(name+"_t"), t, niro.BytesLit(out))
+	res := nc.c.fn.NewValue(t)
+	nc.e.add(&niro.GetGlobal{Result: res, Global: g.Name})
+	nc.c.recordKnown(res, out)
+	return res, true
+}
+
+// permuteBytes returns the row-major bytes of the tensor of shape dims and
+// element size w transposed by perm (result axis i is operand axis
+// perm[i]).
+func permuteBytes(data []byte, dims []int64, perm []int, w int64) []byte {
+	r := len(dims)
+	stride := make([]int64, r)
+	s := int64(1)
+	for a := r - 1; a >= 0; a-- {
+		stride[a] = s
+		s *= dims[a]
+	}
+	rdims := make([]int64, r)
+	for i, p := range perm {
+		rdims[i] = dims[p]
+	}
+	out := make([]byte, len(data))
+	idx := make([]int64, r)
+	n := s
+	for o := int64(0); o < n; o++ {
+		src := int64(0)
+		for i, p := range perm {
+			src += idx[i] * stride[p]
+		}
+		copy(out[o*w:(o+1)*w], data[src*w:(src+1)*w])
+		for i := r - 1; i >= 0; i-- {
+			idx[i]++
+			if idx[i] < rdims[i] {
+				break
+			}
+			idx[i] = 0
+		}
+	}
+	return out
 }
 
 // reshapeStatic reshapes x to dims, or returns x when it already has that

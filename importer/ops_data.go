@@ -12,19 +12,7 @@ import (
 // import, and the sliced, split and tiled inputs need static shapes.
 
 // permute adds a Transpose of x by perm.
-func (nc *nodeCtx) permute(x niro.Value, perm []int) niro.Value {
-	if nc.err != nil {
-		return x
-	}
-	t, err := niro.InferTranspose(x.Type, perm)
-	if err != nil {
-		nc.fail("%v", err)
-		return x
-	}
-	v := nc.c.fn.NewValue(t)
-	nc.e.add(&niro.Transpose{Result: v, X: x, Perm: perm})
-	return v
-}
+func (nc *nodeCtx) permute(x niro.Value, perm []int) niro.Value { return nc.transposeOp(x, perm) }
 
 // sliceRange returns the slice of x, static shape dims, that keeps
 // sizes[a] elements from starts[a], steps[a] apart, on every axis a; x
