@@ -1,0 +1,122 @@
+package emit
+
+import (
+	"math"
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// ulpErr returns the distance of y from the exact value ref in units of
+// the last place of ref's f32 binade (2^-149 at the bottom); 0 when both
+// are the same infinity or both NaN, +inf when only one is.
+func ulpErr(y float32, ref float64) float64 {
+	if math.IsNaN(ref) || isNaN32(y) {
+		if math.IsNaN(ref) && isNaN32(y) {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	if rf := float32(ref); math.IsInf(float64(rf), 0) || math.IsInf(float64(y), 0) {
+		if rf == y {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	_, e := math.Frexp(math.Abs(ref))
+	ulp := math.Ldexp(1, max(e-24, -149))
+	if ref == 0 {
+		ulp = 0x1p-149
+	}
+	return math.Abs(float64(y)-ref) / ulp
+}
+
+var mathRefs = []struct {
+	k   niro.UnaryKind
+	ref func(float64) float64
+	// critical points: every f32 within 2^16 bit patterns of each is
+	// checked as well as the strided scan.
+	crit []float32
+}{
+	{niro.Exp, math.Exp, []float32{0, 88.72283, -87.33654, -103.27893, -103.97208, 0.34657, -0.34657, 1, -1}},
+	{niro.Log, math.Log, []float32{1, 0x1p-126, 0.70710677, 1.4142135, 2, 0.5, 0x1p-149, math.MaxFloat32}},
+	{niro.Tanh, math.Tanh, []float32{0, 0.625, -0.625, 9.01, 10, 0x1p-12, 1}},
+	{niro.Erf, math.Erf, []float32{0, 0.875, -0.875, 3.9192, 4, 0x1p-12, 2.4375}},
+}
+
+// TestMathPolyULP measures the largest error of niro's f32 polynomials
+// against the correctly rounded reference (Go's float64 math functions)
+// on every f32 bit pattern with a stride (NIRO_ULP_STRIDE, default 997;
+// 1 is exhaustive, a few minutes per function) plus every pattern near the
+// critical points, and requires at most 2 ulp.
+func TestMathPolyULP(t *testing.T) {
+	stride := uint64(997)
+	if s := os.Getenv("NIRO_ULP_STRIDE"); s != "" {
+		n, err := strconv.ParseUint(s, 10, 32)
+		if err != nil || n == 0 {
+			t.Fatalf("NIRO_ULP_STRIDE=%q: want a positive integer", s)
+		}
+		stride = n
+	}
+	for _, fn := range mathRefs {
+		t.Run(fn.k.String(), func(t *testing.T) {
+			t.Parallel()
+			worst, at := 0.0, float32(0)
+			var n uint64
+			check := func(b uint32) {
+				x := math.Float32frombits(b)
+				y, _ := EvalMathPoly(fn.k, x)
+				if e := ulpErr(y, fn.ref(float64(x))); e > worst || math.IsNaN(e) {
+					worst, at = e, x
+				}
+				n++
+			}
+			for b := uint64(0); b < 1<<32; b += stride {
+				check(uint32(b))
+			}
+			for _, c := range fn.crit {
+				for _, s := range []float32{c, -c} {
+					base := int64(math.Float32bits(s))
+					for d := int64(-1 << 16); d <= 1<<16; d++ {
+						if b := base + d; b >= 0 && b < 1<<32 {
+							check(uint32(b))
+						}
+					}
+				}
+			}
+			t.Logf("%s: max error %.3f ulp at %g (0x%08X), %d inputs", fn.k, worst, at, math.Float32bits(at), n)
+			if worst > 2 {
+				t.Errorf("%s: max error %.3f ulp at %g (0x%08X), want at most 2", fn.k, worst, at, math.Float32bits(at))
+			}
+		})
+	}
+}
+
+// TestMathPolySpecials checks the exact results on special values.
+func TestMathPolySpecials(t *testing.T) {
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	negZero := float32(math.Copysign(0, -1))
+	for _, c := range []struct {
+		k    niro.UnaryKind
+		x, y float32
+	}{
+		{niro.Exp, 0, 1}, {niro.Exp, negZero, 1}, {niro.Exp, inf, inf}, {niro.Exp, -inf, 0}, {niro.Exp, nan, nan},
+		{niro.Exp, 89, inf}, {niro.Exp, -104, 0}, {niro.Exp, 1, math.E},
+		{niro.Log, 1, 0}, {niro.Log, 0, -inf}, {niro.Log, negZero, -inf}, {niro.Log, -1, nan}, {niro.Log, -inf, nan},
+		{niro.Log, inf, inf}, {niro.Log, nan, nan}, {niro.Log, 0x1p-149, float32(-149 * math.Ln2)},
+		{niro.Tanh, 0, 0}, {niro.Tanh, negZero, negZero}, {niro.Tanh, inf, 1}, {niro.Tanh, -inf, -1}, {niro.Tanh, nan, nan},
+		{niro.Tanh, 0x1p-149, 0x1p-149},
+		{niro.Erf, 0, 0}, {niro.Erf, negZero, negZero}, {niro.Erf, inf, 1}, {niro.Erf, -inf, -1}, {niro.Erf, nan, nan},
+	} {
+		y, ok := EvalMathPoly(c.k, c.x)
+		if !ok {
+			t.Fatalf("%s has no polynomial", c.k)
+		}
+		same := math.Float32bits(y) == math.Float32bits(c.y) || isNaN32(y) && isNaN32(c.y)
+		if !same {
+			t.Errorf("%s(%g) = %g (0x%08X), want %g (0x%08X)", c.k, c.x, y, math.Float32bits(y), c.y, math.Float32bits(c.y))
+		}
+	}
+}
