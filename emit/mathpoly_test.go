@@ -74,13 +74,38 @@ func TestMathPolyULP(t *testing.T) {
 			t.Parallel()
 			worst, at := 0.0, float32(0)
 			var n uint64
-			check := func(b uint32) {
-				x := math.Float32frombits(b)
-				y, _ := EvalMathPoly(fn.k, x)
-				if e := ulpErr(y, fn.ref(float64(x))); e > worst || math.IsNaN(e) {
-					worst, at = e, x
+			const batch = 4096
+			o := &vecOps{n: batch}
+			xs := make([]uint32, 0, batch)
+			flush := func() {
+				if len(xs) == 0 {
+					return
 				}
-				n++
+				for len(xs) < batch {
+					xs = append(xs, xs[0])
+				}
+				o.reset()
+				ys := polyF32[vec](o, fn.k, xs)
+				for j, b := range xs {
+					x := math.Float32frombits(b)
+					y := math.Float32frombits(ys[j])
+					if j%64 == 0 {
+						// The batch evaluator against the scalar one.
+						if s, _ := EvalMathPoly(fn.k, x); math.Float32bits(s) != ys[j] {
+							t.Fatalf("%s(%g): batch 0x%08X, scalar 0x%08X", fn.k, x, ys[j], math.Float32bits(s))
+						}
+					}
+					if e := ulpErr(y, fn.ref(float64(x))); e > worst || math.IsNaN(e) {
+						worst, at = e, x
+					}
+				}
+				n += uint64(len(xs))
+				xs = xs[:0]
+			}
+			check := func(b uint32) {
+				if xs = append(xs, b); len(xs) == batch {
+					flush()
+				}
 			}
 			if stride == 1 {
 				for _, r := range fn.dom {
@@ -103,6 +128,7 @@ func TestMathPolyULP(t *testing.T) {
 					}
 				}
 			}
+			flush()
 			t.Logf("%s: max error %.3f ulp at %g (0x%08X), %d inputs", fn.k, worst, at, math.Float32bits(at), n)
 			if worst > 2 {
 				t.Errorf("%s: max error %.3f ulp at %g (0x%08X), want at most 2", fn.k, worst, at, math.Float32bits(at))
