@@ -92,6 +92,9 @@ func Module(m *niro.Module, opts Options) (*Output, error) {
 	if m == nil {
 		return nil, errors.New("emit: nil module")
 	}
+	if opts.Math != "" && opts.Math != MathPoly && opts.Math != MathLibm {
+		return nil, fmt.Errorf("emit: Options.Math is %q, want %q or %q", opts.Math, MathPoly, MathLibm)
+	}
 	if err := niro.Verify(m); err != nil {
 		return nil, fmt.Errorf("emit: invalid module:\n%w", err)
 	}

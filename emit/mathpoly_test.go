@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/niro-dev/niro/niro"
@@ -161,5 +162,42 @@ func TestMathPolySpecials(t *testing.T) {
 		if !same {
 			t.Errorf("%s(%g) = %g (0x%08X), want %g (0x%08X)", c.k, c.x, y, math.Float32bits(y), c.y, math.Float32bits(c.y))
 		}
+	}
+}
+
+// TestMathOption checks that Options.Math chooses between the polynomial
+// (arith only) and the math dialect, that f64 keeps the math dialect, and
+// that another value is refused.
+func TestMathOption(t *testing.T) {
+	src := `
+func @m(tensor<8xf32>, tensor<8xf64>) -> (tensor<8xf32>, tensor<8xf64>) {
+^bb0(%0: tensor<8xf32>, %1: tensor<8xf64>):
+  %2 = erf %0 : (tensor<8xf32>) -> tensor<8xf32>
+  %3 = exp %1 : (tensor<8xf64>) -> tensor<8xf64>
+  return %2, %3 : tensor<8xf32>, tensor<8xf64>
+}`
+	m, err := niro.Parse("m.niro", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		math     string
+		f32, f64 string // a spelling the output must hold
+	}{
+		{"", "arith.bitcast", "math.exp %"}, {MathPoly, "arith.bitcast", "math.exp %"}, {MathLibm, "math.erf %", "math.exp %"},
+	} {
+		out, err := Module(m, Options{Math: c.math})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.MLIR, c.f32) || !strings.Contains(out.MLIR, c.f64) {
+			t.Errorf("Math %q: the MLIR lacks %q or %q:\n%s", c.math, c.f32, c.f64, out.MLIR)
+		}
+		if c.math != MathLibm && strings.Contains(out.MLIR, "math.erf") {
+			t.Errorf("Math %q: f32 erf still calls math.erf", c.math)
+		}
+	}
+	if _, err := Module(m, Options{Math: "fast"}); err == nil {
+		t.Error("Math \"fast\" was accepted")
 	}
 }
