@@ -60,7 +60,7 @@ var mathRefs = []struct {
 // on every f32 bit pattern with a stride (NIRO_ULP_STRIDE, default 997)
 // plus every pattern near the critical points, and requires at most 2
 // ulp. NIRO_ULP_STRIDE=1 instead scans every pattern of the function's
-// domain (see dom; 6 to 12 minutes per function on one core).
+// domain (see dom; 2 to 9 minutes per function on one core).
 func TestMathPolyULP(t *testing.T) {
 	stride := uint64(997)
 	if s := os.Getenv("NIRO_ULP_STRIDE"); s != "" {
