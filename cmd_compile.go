@@ -20,17 +20,17 @@ type EmitCmd struct {
 }
 
 // emitModel loads a .onnx or .niro file and lowers it to MLIR text.
-func emitModel(path string, flags ShapeFlags) (*emit.Output, error) {
+func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
 	m, err := loadModule(path, flags)
 	if err != nil {
 		return nil, err
 	}
-	return emit.Module(m, emit.Options{})
+	return emit.Module(m, opts)
 }
 
 // Run prints the model as MLIR text on tensors. It needs no LLVM tools.
 func (c *EmitCmd) Run(env *Env) error {
-	out, err := emitModel(c.File, c.ShapeFlags)
+	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
 	if err != nil {
 		return err
 	}
@@ -76,7 +76,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	if _, ok := kindExt[c.Emit]; !ok {
 		return usagef("--emit %s is for GPU targets, not host", c.Emit)
 	}
-	out, err := emitModel(c.File, c.ShapeFlags)
+	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
 	if err != nil {
 		return err
 	}

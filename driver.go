@@ -90,7 +90,7 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	if err != nil {
 		return nil, err
 	}
-	out, err := emit.Module(m, emit.Options{})
+	out, err := emit.Module(m, env.emitOptions())
 	if err != nil {
 		return nil, err
 	}

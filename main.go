@@ -8,6 +8,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/niro-dev/niro/emit"
 	"io"
 	"os"
 
@@ -26,7 +27,11 @@ const (
 type Globals struct {
 	LLVMPrefix string `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
 	KeepTemps  string `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
+	Math       string `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
 }
+
+// emitOptions returns the emitter options the global flags choose.
+func (g *Globals) emitOptions() emit.Options { return emit.Options{Math: g.Math} }
 
 // CLI is the niro command line.
 type CLI struct {

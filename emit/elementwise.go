@@ -241,6 +241,9 @@ func (fe *funcEmitter) unaryScalar(k niro.UnaryKind, e niro.ScalarType, a string
 	if err != nil {
 		return "", err
 	}
+	if fe.mathPoly(k, e) {
+		return polyF32[string](mlirOps{fe}, k, a), nil
+	}
 	if sp := info.MLIR.For(e); sp != "" {
 		r := fe.tmp()
 		fe.line("%s = %s %s : %s", r, sp, a, st)

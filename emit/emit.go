@@ -36,6 +36,12 @@ type Options struct {
 	// Zero means DefaultInlineLimit; a negative limit puts every tensor
 	// global and tensor constant that is not a splat into the blob.
 	InlineLimit int64
+	// Math chooses how exp, log, tanh and erf are computed on f32 (and
+	// f16 and bf16): MathPoly ("poly", also when empty) for niro's own
+	// vectorizable polynomials, MathLibm ("libm") for the math dialect
+	// (libm's results, one scalar call per element). f64 always uses
+	// the math dialect.
+	Math string
 }
 
 func (o Options) inlineLimit() int64 {
@@ -87,6 +93,9 @@ type Param struct {
 func Module(m *niro.Module, opts Options) (*Output, error) {
 	if m == nil {
 		return nil, errors.New("emit: nil module")
+	}
+	if opts.Math != "" && opts.Math != MathPoly && opts.Math != MathLibm {
+		return nil, fmt.Errorf("emit: Options.Math is %q, want %q or %q", opts.Math, MathPoly, MathLibm)
 	}
 	if err := niro.Verify(m); err != nil {
 		return nil, fmt.Errorf("emit: invalid module:\n%w", err)

@@ -263,6 +263,15 @@ func (tc *Toolchain) optimize(ctx context.Context, ws *workspace, o CompileOptio
 		return fileLL, nil
 	}
 	args := []string{"-O" + strconv.Itoa(o.OptLevel), "-S", fileLL, "-o", fileOptLL}
+	// The module names no target; without one opt's cost model has no
+	// vector registers and the loop vectorizer leaves every loop scalar.
+	if triple := hostTriple(); triple != "" {
+		cpu := tc.CPU
+		if cpu == "" {
+			cpu = "native"
+		}
+		args = append(args, "-mtriple="+triple, "-mcpu="+cpu)
+	}
 	if o.Verify {
 		args = append(args, "--verify-each")
 	}
@@ -503,4 +512,19 @@ func shellQuote(args []string) string {
 		b.WriteByte('\'')
 	}
 	return b.String()
+}
+
+// hostTriple returns the LLVM target triple of the host llc compiles for
+// (its default target), or "" where niro does not know it.
+func hostTriple() string {
+	if runtime.GOOS != "linux" {
+		return ""
+	}
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64-unknown-linux-gnu"
+	case "arm64":
+		return "aarch64-unknown-linux-gnu"
+	}
+	return ""
 }
