@@ -7,7 +7,7 @@ import (
 )
 
 // Generators and index-driven ops: Range, Trilu, EyeLike and OneHot are
-// built from Iota with Compare, Select, Binary and Cast; CumSum and Pad map
+// built from Iota with Compare, Select, Binary and Cast; CumSum, CumProd and Pad map
 // to their Niro ops. Values that fix a shape (Range's bounds, OneHot's
 // depth, Pad's pads and axes) must be known at import, or the extent must
 // be declared by the output's type; values that do not (Trilu's k,
@@ -226,7 +226,11 @@ func oneHotConv(nc *nodeCtx) error {
 	return nil
 }
 
-func cumSumConv(nc *nodeCtx) error {
+func cumSumConv(nc *nodeCtx) error  { return cumConv(nc, false) }
+func cumProdConv(nc *nodeCtx) error { return cumConv(nc, true) }
+
+// cumConv maps CumSum, or CumProd when prod, to a Niro CumSum.
+func cumConv(nc *nodeCtx, prod bool) error {
 	x := nc.in(0)
 	r := nc.rank(x)
 	if nc.err != nil {
@@ -244,7 +248,7 @@ func cumSumConv(nc *nodeCtx) error {
 	}
 	excl, rev := nc.attrInt("exclusive", 0) != 0, nc.attrInt("reverse", 0) != 0
 	along := func(a int) niro.Value {
-		return nc.op(&niro.CumSum{Axis: a, Exclusive: excl, Reverse: rev, X: x})
+		return nc.op(&niro.CumSum{Axis: a, Exclusive: excl, Reverse: rev, Prod: prod, X: x})
 	}
 	if vals, ok := nc.knownInts(1); ok {
 		nc.out(0, along(nc.axis(vals[0], r)))
@@ -356,6 +360,8 @@ func init() {
 	register("CumSum",
 		opSpec{Since: 11, In: [2]int{2, 2}, Out: one, Attrs: []string{"exclusive", "reverse"}, Convert: cumSumConv},
 		opSpec{Since: 14, In: [2]int{2, 2}, Out: one, Attrs: []string{"exclusive", "reverse"}, Convert: cumSumConv})
+	register("CumProd",
+		opSpec{Since: 26, In: [2]int{2, 2}, Out: one, Attrs: []string{"exclusive", "reverse"}, Convert: cumProdConv})
 	pad := []opSpec{
 		{Since: 1, In: one, Out: one, Attrs: []string{"mode", "paddings", "value"}, Convert: padConv},
 		{Since: 2, In: one, Out: one, Attrs: []string{"mode", "pads", "value"}, Convert: padConv},
