@@ -88,7 +88,7 @@ func rangeConv(nc *nodeCtx) error {
 			return nc.errorf("delta must be nonzero and the count finite")
 		}
 	} else if n, ok = nc.declaredExtent(0, 1); !ok {
-		nc.notYet("the number of elements of Range depends on start, limit and delta, which are computed at run time and not fixed by the output's declared type")
+		nc.notYet("the number of elements of Range depends on start, limit and delta, which must be known at compile time (or the output's declared type fix it) but are computed at run time")
 		return nc.err
 	}
 	start, delta = nc.rank0(start), nc.rank0(delta)
