@@ -375,3 +375,51 @@ func init() {
 	}
 	register("Pad", pad...)
 }
+
+// windowConv maps HannWindow, HammingWindow and BlackmanWindow (the
+// generalized cosine windows a0 − a1·cos(θ) + a2·cos(2θ)) as their ONNX
+// function bodies compute them, in f32: N = size (size − 1 unless
+// periodic), θ = Range(0, size, 1)·(2π/N), then the cast to
+// output_datatype. size fixes the shape, so it must be known at compile
+// time.
+func windowConv(a0, a1, a2 float64) func(*nodeCtx) error {
+	return func(nc *nodeCtx) error {
+		if !nc.oneElem(0) {
+			return nc.err
+		}
+		if !elem(nc.in(0)).IsInt() {
+			return nc.errorf("size must be an integer, has type %s", nc.in(0).Type)
+		}
+		sizes, ok := nc.knownInts(0)
+		if !ok {
+			nc.notYet("input 0 (%q) must be known at compile time, but it is computed at run time", nc.n.Inputs[0].Name)
+			return nc.err
+		}
+		out, err := nc.dtypeAttr("output_datatype", niro.F32)
+		if err != nil {
+			return err
+		}
+		n := max(sizes[0], 0)
+		period := float32(sizes[0])
+		if nc.attrInt("periodic", 1) == 0 {
+			period--
+		}
+		f := niro.F32
+		inc := nc.scalar(f, float64(float32(6.2831855)/period))
+		theta := nc.bin(niro.Mul, nc.iota(f, []int64{n}, 0), inc)
+		c2 := nc.un(niro.Cos, nc.bin(niro.Mul, theta, nc.scalar(f, 2)))
+		y := nc.bin(niro.Sub, nc.scalar(f, a0), nc.bin(niro.Mul, nc.scalar(f, a1), nc.un(niro.Cos, theta)))
+		y = nc.bin(niro.Add, y, nc.bin(niro.Mul, nc.scalar(f, a2), c2))
+		nc.out(0, nc.cast(y, out))
+		return nil
+	}
+}
+
+func init() {
+	window := func(a0, a1, a2 float64) opSpec {
+		return opSpec{Since: 17, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"output_datatype", "periodic"}, Convert: windowConv(a0, a1, a2)}
+	}
+	register("HannWindow", window(0.5, 0.5, 0))
+	register("HammingWindow", window(25.0/46, 1-25.0/46, 0))
+	register("BlackmanWindow", window(0.42, 0.5, 0.08))
+}
