@@ -94,19 +94,13 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	if err != nil {
 		return nil, err
 	}
-	used := emptyInputsRead(m)
-	for k, prm := range append(append([]emit.Param(nil), out.Entry.Inputs...), out.Entry.Outputs...) {
+	for _, prm := range append(append([]emit.Param(nil), out.Entry.Inputs...), out.Entry.Outputs...) {
 		t, ok := prm.Type.(niro.TensorType)
 		if !ok {
 			return nil, fmt.Errorf("%s: running a model needs tensor inputs and outputs; %q has type %s", out.Entry.Name, prm.Name, prm.Type)
 		}
 		if !t.HasStaticShape() {
 			return nil, fmt.Errorf("%s: %q has dynamic shape %s; bind it with --dim or --shape, or give inputs of the shape to run", out.Entry.Name, prm.Name, t)
-		}
-		if t.NumElements() == 0 && (k >= len(out.Entry.Inputs) || used[k]) {
-			// MLIR 22's bare-pointer convention leaves a function with
-			// a zero-size memref parameter unconverted.
-			return nil, fmt.Errorf("%s: %q has type %s: running a model with an empty tensor input or output is not supported yet", out.Entry.Name, prm.Name, t)
 		}
 	}
 	dir, cleanup, err := env.workDir()
@@ -257,24 +251,6 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	}
 	m, err = mf.moduleWith(shapes, values)
 	return m, ordered, err
-}
-
-// emptyInputsRead reports, per entry input, whether it is an empty tensor
-// that the function reads. An unread one (a bound axes list, say) lowers
-// fine; a read one does not (see buildHost).
-func emptyInputsRead(m *niro.Module) []bool {
-	f := m.Entry()
-	if f == nil || f.Entry() == nil {
-		return nil
-	}
-	uses := niro.Users(f)
-	out := make([]bool, len(f.Args()))
-	for i, a := range f.Args() {
-		if t, ok := a.Type.(niro.TensorType); ok && t.NumElements() == 0 {
-			out[i] = len(uses[a.ID]) > 0
-		}
-	}
-	return out
 }
 
 // needsValues reports whether some op of m stays uncompiled because a

@@ -347,6 +347,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.scatter(op)
 	case *niro.ArgReduce:
 		fe.argReduce(op)
+	case *niro.TopK:
+		fe.topk(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Call:

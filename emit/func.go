@@ -17,11 +17,11 @@ const weightsArg = "%weights"
 func (fe *funcEmitter) function() {
 	f := fe.f
 	entry := f.Entry()
-	var params []string
+	var params, prologue []string
 	switch {
 	case f.Body == nil:
 		for i, t := range f.Type.Inputs {
-			params = append(params, fe.sigType(t, "input", i))
+			params = append(params, fe.sigType(boundaryType(t), "input", i))
 		}
 	case entry == nil:
 		fe.errorf("body has no entry block")
@@ -34,18 +34,26 @@ func (fe *funcEmitter) function() {
 			params = append(params, weightsArg+": "+fe.e.weightsType())
 		}
 		for i, a := range entry.Args {
-			t, err := mlirType(a.Type)
+			t, err := mlirType(boundaryType(a.Type))
 			if err != nil {
 				fe.badValue[a.ID] = true
 				fe.errorf("input %d (%s): %v", i, name(a), err)
 				t = "<unsupported>"
+			}
+			if isFlattened(a.Type) {
+				// The argument's uses read no element: they take a
+				// fresh empty tensor of its type.
+				p := fe.tmp()
+				params = append(params, p+": "+t)
+				prologue = append(prologue, name(a)+" = tensor.empty() : "+fe.typ(a))
+				continue
 			}
 			params = append(params, name(a)+": "+t)
 		}
 	}
 	outs := make([]string, len(f.Type.Outputs))
 	for i, t := range f.Type.Outputs {
-		outs[i] = fe.sigType(t, "output", i)
+		outs[i] = fe.sigType(boundaryType(t), "output", i)
 	}
 	results := ""
 	switch len(outs) {
@@ -70,6 +78,9 @@ func (fe *funcEmitter) function() {
 		fe.blocks[b] = i
 	}
 	fe.indent = 2
+	for _, l := range prologue {
+		fe.line("%s", l)
+	}
 	for i, b := range f.Body.Blocks {
 		if b == nil {
 			fe.errorf("nil block")
@@ -86,6 +97,46 @@ func (fe *funcEmitter) function() {
 	}
 	fe.out.WriteString(fe.body.String())
 	fe.out.WriteString("  }\n")
+}
+
+// boundaryType returns the type a value of type t has at a function
+// boundary: t itself, except that an empty tensor of static shape and rank
+// 2 or more is flattened to tensor<0xE>. MLIR's bare-pointer calling
+// convention (convert-func-to-llvm use-bare-ptr-memref-call-conv) converts
+// only memrefs with static strides, and the strides of an identity-layout
+// memref with a zero extent after the first, as memref<2x0x4xf32>, are not
+// static (the zero size folds the outer dimensions' terms out of the
+// canonical layout expression), so such a function would stay an
+// unconverted func.func. A flattened argument or result holds no element:
+// the callee uses a fresh empty tensor of the full type for an argument and
+// returns a fresh flat empty tensor for a result, so nothing is ever read
+// from or written to the zero-byte buffer.
+func boundaryType(t niro.Type) niro.Type {
+	if isFlattened(t) {
+		return niro.Tensor(t.(niro.TensorType).Elem, 0)
+	}
+	return t
+}
+
+// isFlattened reports whether boundaryType flattens t.
+func isFlattened(t niro.Type) bool {
+	tt, ok := t.(niro.TensorType)
+	return ok && !tt.Unranked && len(tt.Dims) >= 2 && tt.HasStaticShape() && tt.NumElements() == 0
+}
+
+// boundaryValues returns the names and types of vs passed across a
+// function boundary, writing a flat empty tensor for each flattened one.
+func (fe *funcEmitter) boundaryValues(vs []niro.Value) (string, string) {
+	ns, ts := make([]string, len(vs)), make([]string, len(vs))
+	for i, v := range vs {
+		ns[i], ts[i] = name(v), fe.typ(v)
+		if isFlattened(v.Type) {
+			ts[i], _ = mlirType(boundaryType(v.Type))
+			ns[i] = fe.tmp()
+			fe.line("%s = tensor.empty() : %s", ns[i], ts[i])
+		}
+	}
+	return strings.Join(ns, ", "), strings.Join(ts, ", ")
 }
 
 // sigType returns the MLIR type of a signature entry, reporting an
@@ -170,16 +221,30 @@ func (fe *funcEmitter) call(op *niro.Call) {
 		fe.opErrorf(op, "call of undefined function %s", symbol(op.Callee))
 		return
 	}
-	args, types := names(op.Args), fe.types(op.Args)
+	args, types := fe.boundaryValues(op.Args)
 	if fe.e.needsWeights(callee) {
 		args = joinNonEmpty(weightsArg, args)
 		types = joinNonEmpty(fe.e.weightsType(), types)
 	}
 	lhs := ""
-	if len(op.Res) > 0 {
-		lhs = names(op.Res) + " = "
+	res := make([]string, len(op.Res))
+	resTypes := make([]string, len(op.Res))
+	var empties []niro.Value
+	for i, r := range op.Res {
+		res[i], resTypes[i] = name(r), fe.typ(r)
+		if isFlattened(r.Type) {
+			res[i] = fe.tmp()
+			resTypes[i], _ = mlirType(boundaryType(r.Type))
+			empties = append(empties, r)
+		}
 	}
-	fe.line("%sfunc.call %s(%s) : (%s) -> (%s)", lhs, symbol(op.Callee), args, types, fe.types(op.Res))
+	if len(op.Res) > 0 {
+		lhs = strings.Join(res, ", ") + " = "
+	}
+	fe.line("%sfunc.call %s(%s) : (%s) -> (%s)", lhs, symbol(op.Callee), args, types, strings.Join(resTypes, ", "))
+	for _, r := range empties {
+		fe.line("%s = tensor.empty() : %s", name(r), fe.typ(r))
+	}
 }
 
 func joinNonEmpty(a, b string) string {
@@ -195,7 +260,8 @@ func (fe *funcEmitter) ret(op *niro.Return) {
 		fe.line("func.return")
 		return
 	}
-	fe.line("func.return %s : %s", names(op.Values), fe.types(op.Values))
+	ns, ts := fe.boundaryValues(op.Values)
+	fe.line("func.return %s : %s", ns, ts)
 }
 
 // getGlobal lowers GetGlobal: a scalar global to arith.constant, a tensor

@@ -6,19 +6,21 @@ import (
 	"github.com/niro-dev/niro/niro"
 )
 
-// cumsum lowers CumSum to a fill of the result with zero and one generic
+// cumsum lowers CumSum to a fill of the result with zero (one for a
+// product) and one generic
 // over the result's axes plus one reduction axis k that runs along the
 // scanned axis. Result element i adds the input element at k (at n-1-k
 // when reversed) when that element belongs to its running sum, so every
 // sum is accumulated one element at a time in scan order, exactly as a
 // sequential scan; the cost is quadratic in the scanned extent. 16-bit
-// floats round after each addition, as a sequence of adds does.
+// floats round after each addition (multiplication), as a sequence of adds
+// does.
 func (fe *funcEmitter) cumsum(op *niro.CumSum) {
 	res, x := op.Result, op.X
 	rt, ok := rankedTensor(res)
 	xt, ok1 := rankedTensor(x)
 	if !ok || !ok1 || op.Axis < 0 || op.Axis >= xt.Rank() {
-		fe.opErrorf(op, "cumsum %s: needs ranked tensors and an axis in range, got %s -> %s", name(res), typeName(x.Type), typeName(res.Type))
+		fe.opErrorf(op, "%s %s: needs ranked tensors and an axis in range, got %s -> %s", op.Name(), name(res), typeName(x.Type), typeName(res.Type))
 		return
 	}
 	elem, err := scalarType(xt.Elem)
@@ -28,7 +30,7 @@ func (fe *funcEmitter) cumsum(op *niro.CumSum) {
 	}
 	n := xt.Dims[op.Axis]
 	if n < 0 {
-		fe.opErrorf(op, "cumsum %s: needs a static extent along axis %d, got %s", name(res), op.Axis, xt)
+		fe.opErrorf(op, "%s %s: needs a static extent along axis %d, got %s", op.Name(), name(res), op.Axis, xt)
 		return
 	}
 	R := xt.Rank()
@@ -49,7 +51,11 @@ func (fe *funcEmitter) cumsum(op *niro.CumSum) {
 	iters := append(parallel(R), "reduction")
 	dyn := func(j int) string { return fe.dim(x, xt, j) }
 	init := fe.empty(rt.Dims, elem, dyn)
-	filled := fe.fill(init, fe.typ(res), elem, fe.scalarConst(xt.Elem, 0), R)
+	kind, start := niro.Add, 0.0
+	if op.Prod {
+		kind, start = niro.Mul, 1
+	}
+	filled := fe.fill(init, fe.typ(res), elem, fe.scalarConst(xt.Elem, start), R)
 	fe.generic(name(res), iters,
 		ins,
 		genericOperand{name: filled, typ: fe.typ(res), elem: elem, amap: affineMap(R+1, dimNames(R))},
@@ -68,9 +74,9 @@ func (fe *funcEmitter) cumsum(op *niro.CumSum) {
 			pred := map[[2]bool]string{{false, false}: "ule", {false, true}: "ult", {true, false}: "uge", {true, true}: "ugt"}[[2]bool{op.Reverse, op.Exclusive}]
 			in := fe.tmp()
 			fe.line("%s = arith.cmpi %s, %s, %s : index", in, pred, src, i)
-			sum, err := fe.binaryScalar(niro.Add, xt.Elem, acc, args[len(ins)-1])
+			sum, err := fe.binaryScalar(kind, xt.Elem, acc, args[len(ins)-1])
 			if err != nil {
-				fe.opErrorf(op, "cumsum %s: %v", name(res), err)
+				fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
 				return acc
 			}
 			y := fe.tmp()

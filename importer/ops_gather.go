@@ -205,3 +205,55 @@ func evalGather(op *niro.Gather, x, ind *known, out *known) *known {
 	}
 	return out
 }
+
+// topKConv maps TopK to a Niro TopK; K (an attribute before opset 10, an
+// input after) must be known at compile time, as it fixes the results'
+// shape.
+func topKConv(nc *nodeCtx) error {
+	x := nc.in(0)
+	r := nc.rank(x)
+	if nc.err != nil {
+		return nc.err
+	}
+	if r == 0 {
+		return nc.errorf("input must have rank 1 or more")
+	}
+	axis := nc.axis(nc.attrInt("axis", -1), r)
+	var k int64
+	if nc.opset < 10 {
+		k = nc.attrInt("k", 0)
+	} else {
+		if !nc.oneElem(1) {
+			return nc.err
+		}
+		ks, ok := nc.knownInts(1)
+		if !ok {
+			nc.notYet("input 1 (%q) must be known at compile time, but it is computed at run time", nc.n.Inputs[1].Name)
+			return nc.err
+		}
+		k = ks[0]
+	}
+	t := tensorOf(x)
+	if t.Dims[axis] < 0 {
+		nc.notYet("input %s has type %s, but TopK needs the static extent of axis %d", x, x.Type, axis)
+		return nc.err
+	}
+	if k < 0 || k > t.Dims[axis] {
+		return nc.errorf("k = %d is out of range for axis %d of %s", k, axis, x.Type)
+	}
+	op := &niro.TopK{Axis: axis, K: k, Largest: nc.attrInt("largest", 1) != 0, Sorted: nc.attrInt("sorted", 1) != 0, X: x}
+	vals := nc.op(op)
+	if nc.err != nil {
+		return nc.err
+	}
+	nc.out(0, vals)
+	nc.out(1, op.Indices)
+	return nc.err
+}
+
+func init() {
+	register("TopK",
+		opSpec{Since: 1, In: [2]int{1, 1}, Out: [2]int{2, 2}, Attrs: []string{"axis", "k"}, Convert: topKConv},
+		opSpec{Since: 10, In: [2]int{2, 2}, Out: [2]int{2, 2}, Attrs: []string{"axis"}, Convert: topKConv},
+		opSpec{Since: 11, In: [2]int{2, 2}, Out: [2]int{2, 2}, Attrs: []string{"axis", "largest", "sorted"}, Convert: topKConv})
+}

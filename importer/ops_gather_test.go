@@ -57,3 +57,29 @@ func TestGatherIndexOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestTopK: a known K maps to one TopK with ONNX's defaults (the last
+// axis, largest, sorted); a K computed at run time asks for its value at
+// compile time.
+func TestTopK(t *testing.T) {
+	x := vi("x", dtFloat, 3, 4)
+	outs := []*onnxpb.ValueInfoProto{viUnranked("v", dtFloat), viUnranked("i", dtInt64)}
+	known := model(13, graph("g", []*onnxpb.NodeProto{
+		node("Constant", nil, []string{"k"}, attrInts("value_ints", 2)),
+		node("TopK", []string{"x", "k"}, []string{"v", "i"}),
+	}, []*onnxpb.ValueInfoProto{x}, outs))
+	tk := opsOf[*niro.TopK](mustImport(t, known, Options{}))
+	if len(tk) != 1 || tk[0].Axis != 1 || tk[0].K != 2 || !tk[0].Largest || !tk[0].Sorted {
+		t.Errorf("known k: got %+v, want one largest sorted topk on axis 1 with k = 2", tk)
+	}
+	runTime := model(11, graph("g", []*onnxpb.NodeProto{node("TopK", []string{"x", "k"}, []string{"v", "i"}, attrInt("largest", 0))},
+		[]*onnxpb.ValueInfoProto{x, vi("k", dtInt64, 1)}, outs))
+	mod := mustImport(t, runTime, Options{})
+	if u := opsOf[*niro.UnknownOp](mod); len(u) != 1 || !strings.Contains(niro.FunctionString(mod.Entry()), "must be known at compile time") {
+		t.Errorf("run-time k: want an UnknownOp asking for k at compile time:\n%s", niro.FunctionString(mod.Entry()))
+	}
+	mod = mustImport(t, runTime, Options{Values: map[string][]byte{"k": {3, 0, 0, 0, 0, 0, 0, 0}}})
+	if tk := opsOf[*niro.TopK](mod); len(tk) != 1 || tk[0].K != 3 || tk[0].Largest {
+		t.Errorf("bound k: got %+v, want one smallest topk with k = 3", tk)
+	}
+}

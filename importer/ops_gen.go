@@ -7,7 +7,7 @@ import (
 )
 
 // Generators and index-driven ops: Range, Trilu, EyeLike and OneHot are
-// built from Iota with Compare, Select, Binary and Cast; CumSum and Pad map
+// built from Iota with Compare, Select, Binary and Cast; CumSum, CumProd and Pad map
 // to their Niro ops. Values that fix a shape (Range's bounds, OneHot's
 // depth, Pad's pads and axes) must be known at import, or the extent must
 // be declared by the output's type; values that do not (Trilu's k,
@@ -88,7 +88,7 @@ func rangeConv(nc *nodeCtx) error {
 			return nc.errorf("delta must be nonzero and the count finite")
 		}
 	} else if n, ok = nc.declaredExtent(0, 1); !ok {
-		nc.notYet("the number of elements of Range depends on start, limit and delta, which are computed at run time and not fixed by the output's declared type")
+		nc.notYet("the number of elements of Range depends on start, limit and delta, which must be known at compile time (or the output's declared type fix it) but are computed at run time")
 		return nc.err
 	}
 	start, delta = nc.rank0(start), nc.rank0(delta)
@@ -226,7 +226,11 @@ func oneHotConv(nc *nodeCtx) error {
 	return nil
 }
 
-func cumSumConv(nc *nodeCtx) error {
+func cumSumConv(nc *nodeCtx) error  { return cumConv(nc, false) }
+func cumProdConv(nc *nodeCtx) error { return cumConv(nc, true) }
+
+// cumConv maps CumSum, or CumProd when prod, to a Niro CumSum.
+func cumConv(nc *nodeCtx, prod bool) error {
 	x := nc.in(0)
 	r := nc.rank(x)
 	if nc.err != nil {
@@ -244,7 +248,7 @@ func cumSumConv(nc *nodeCtx) error {
 	}
 	excl, rev := nc.attrInt("exclusive", 0) != 0, nc.attrInt("reverse", 0) != 0
 	along := func(a int) niro.Value {
-		return nc.op(&niro.CumSum{Axis: a, Exclusive: excl, Reverse: rev, X: x})
+		return nc.op(&niro.CumSum{Axis: a, Exclusive: excl, Reverse: rev, Prod: prod, X: x})
 	}
 	if vals, ok := nc.knownInts(1); ok {
 		nc.out(0, along(nc.axis(vals[0], r)))
@@ -356,6 +360,8 @@ func init() {
 	register("CumSum",
 		opSpec{Since: 11, In: [2]int{2, 2}, Out: one, Attrs: []string{"exclusive", "reverse"}, Convert: cumSumConv},
 		opSpec{Since: 14, In: [2]int{2, 2}, Out: one, Attrs: []string{"exclusive", "reverse"}, Convert: cumSumConv})
+	register("CumProd",
+		opSpec{Since: 26, In: [2]int{2, 2}, Out: one, Attrs: []string{"exclusive", "reverse"}, Convert: cumProdConv})
 	pad := []opSpec{
 		{Since: 1, In: one, Out: one, Attrs: []string{"mode", "paddings", "value"}, Convert: padConv},
 		{Since: 2, In: one, Out: one, Attrs: []string{"mode", "pads", "value"}, Convert: padConv},
@@ -368,4 +374,52 @@ func init() {
 		pad = append(pad, opSpec{Since: since, In: in, Out: one, Attrs: []string{"mode"}, Convert: padConv})
 	}
 	register("Pad", pad...)
+}
+
+// windowConv maps HannWindow, HammingWindow and BlackmanWindow (the
+// generalized cosine windows a0 − a1·cos(θ) + a2·cos(2θ)) as their ONNX
+// function bodies compute them, in f32: N = size (size − 1 unless
+// periodic), θ = Range(0, size, 1)·(2π/N), then the cast to
+// output_datatype. size fixes the shape, so it must be known at compile
+// time.
+func windowConv(a0, a1, a2 float64) func(*nodeCtx) error {
+	return func(nc *nodeCtx) error {
+		if !nc.oneElem(0) {
+			return nc.err
+		}
+		if !elem(nc.in(0)).IsInt() {
+			return nc.errorf("size must be an integer, has type %s", nc.in(0).Type)
+		}
+		sizes, ok := nc.knownInts(0)
+		if !ok {
+			nc.notYet("input 0 (%q) must be known at compile time, but it is computed at run time", nc.n.Inputs[0].Name)
+			return nc.err
+		}
+		out, err := nc.dtypeAttr("output_datatype", niro.F32)
+		if err != nil {
+			return err
+		}
+		n := max(sizes[0], 0)
+		period := float32(sizes[0])
+		if nc.attrInt("periodic", 1) == 0 {
+			period--
+		}
+		f := niro.F32
+		inc := nc.scalar(f, float64(float32(6.2831855)/period))
+		theta := nc.bin(niro.Mul, nc.iota(f, []int64{n}, 0), inc)
+		c2 := nc.un(niro.Cos, nc.bin(niro.Mul, theta, nc.scalar(f, 2)))
+		y := nc.bin(niro.Sub, nc.scalar(f, a0), nc.bin(niro.Mul, nc.scalar(f, a1), nc.un(niro.Cos, theta)))
+		y = nc.bin(niro.Add, y, nc.bin(niro.Mul, nc.scalar(f, a2), c2))
+		nc.out(0, nc.cast(y, out))
+		return nil
+	}
+}
+
+func init() {
+	window := func(a0, a1, a2 float64) opSpec {
+		return opSpec{Since: 17, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"output_datatype", "periodic"}, Convert: windowConv(a0, a1, a2)}
+	}
+	register("HannWindow", window(0.5, 0.5, 0))
+	register("HammingWindow", window(25.0/46, 1-25.0/46, 0))
+	register("BlackmanWindow", window(0.42, 0.5, 0.08))
 }

@@ -91,3 +91,26 @@ func TestCumSumAxis(t *testing.T) {
 		t.Errorf("run-time axis: want a cumsum per axis and one select:\n%s", niro.FunctionString(mod.Entry()))
 	}
 }
+
+// TestRangeRunTimeLimit: a Range whose limit is computed from a graph
+// input (the window functions' expanded form: Cast(size) as the limit)
+// asks for the input's value at compile time, in the words the driver
+// looks for to bind small integer inputs, and folds once it is bound.
+func TestRangeRunTimeLimit(t *testing.T) {
+	c := func(name string, v float32) *onnxpb.NodeProto {
+		return node("Constant", nil, []string{name}, attrTensor("value", floats("", []int64{}, v)))
+	}
+	m := model(17, graph("g", []*onnxpb.NodeProto{c("s", 0), c("d", 1),
+		node("Cast", []string{"n"}, []string{"l"}, attrInt("to", int64(dtFloat))),
+		node("Range", []string{"s", "l", "d"}, []string{"y"})},
+		[]*onnxpb.ValueInfoProto{vi("n", dtInt32)}, []*onnxpb.ValueInfoProto{viUnranked("y", dtFloat)}))
+	mod := mustImport(t, m, Options{})
+	if u := opsOf[*niro.UnknownOp](mod); len(u) != 1 || !strings.Contains(niro.FunctionString(mod.Entry()), "must be known at compile time") {
+		t.Errorf("unbound: want an UnknownOp asking for a value known at compile time:\n%s", niro.FunctionString(mod.Entry()))
+	}
+	mod = mustImport(t, m, Options{Values: map[string][]byte{"n": {3, 0, 0, 0}}})
+	want := "const 0x000000000000803F00000040 : tensor<3xf32>" // 0, 1, 2
+	if got := niro.FunctionString(mod.Entry()); len(opsOf[*niro.UnknownOp](mod)) != 0 || !strings.Contains(got, want) {
+		t.Errorf("bound: want %s in:\n%s", want, got)
+	}
+}

@@ -4,7 +4,7 @@ import (
 	"github.com/niro-dev/niro/niro"
 )
 
-// Normalizations: BatchNormalization (inference), InstanceNormalization,
+// Normalizations: BatchNormalization, InstanceNormalization,
 // LayerNormalization, RMSNormalization, GroupNormalization,
 // MeanVarianceNormalization and LpNormalization. Each is decomposed into
 // reductions and element-wise ops in the order the ONNX reference
@@ -72,13 +72,34 @@ func (nc *nodeCtx) channelParam(p niro.Value, r int) niro.Value {
 	return nc.reshape(p, dims)
 }
 
-// batchNormConv maps BatchNormalization in inference form:
-// y = scale·(x − mean) / sqrt(var + ε) + B, the reference's order.
+// batchNormConv maps BatchNormalization before opset 14: the inference
+// form only.
 func batchNormConv(nc *nodeCtx) error {
-	if len(nc.n.Outputs) > 1 || nc.attrInt("training_mode", 0) != 0 {
-		nc.notYet("BatchNormalization in training mode (the running statistics outputs) is not supported yet")
+	if len(nc.n.Outputs) > 1 {
+		nc.notYet("BatchNormalization in training mode (the saved statistics outputs before opset 14) is not supported yet")
 		return nc.err
 	}
+	return batchNorm(nc, false)
+}
+
+// batchNorm14Conv maps BatchNormalization from opset 14: the inference
+// form, or with training_mode the batch statistics and the running
+// statistics outputs.
+func batchNorm14Conv(nc *nodeCtx) error {
+	training := nc.attrInt("training_mode", 0) != 0
+	if !training && len(nc.n.Outputs) > 1 {
+		return nc.errorf("the running statistics outputs need training_mode = 1")
+	}
+	return batchNorm(nc, training)
+}
+
+// batchNorm maps BatchNormalization as the ONNX reference computes it.
+// Inference: y = scale·(x − mean) / sqrt(var + ε) + B. Training: the mean
+// and the population variance over every axis but the channel axis 1
+// (mean = ReduceMean(x), d = x − mean, var = ReduceMean(d·d)) replace the
+// given ones in y, and the outputs 1 and 2 are the running statistics
+// input_mean·momentum + mean·(1 − momentum), likewise for the variance.
+func batchNorm(nc *nodeCtx, training bool) error {
 	x := nc.in(0)
 	nc.requireFloat(x)
 	r := nc.rank(x)
@@ -91,11 +112,37 @@ func batchNormConv(nc *nodeCtx) error {
 	}
 	xs := nc.cast(x, ct)
 	eps := nc.scalar(ct, nc.attrFloat("epsilon", 1e-5))
-	y := nc.bin(niro.Mul, p[1], nc.bin(niro.Sub, xs, p[3]))
-	y = nc.bin(niro.Div, y, nc.un(niro.Sqrt, nc.bin(niro.Add, p[4], eps)))
+	mean, variance := p[3], p[4]
+	var axes []int
+	if training {
+		if nc.err == nil && r < 2 {
+			return nc.errorf("input must have rank 2 or more in training mode, has rank %d", r)
+		}
+		axes = append([]int{0}, axesFrom(2, r)...)
+		mean = nc.mean(xs, axes)
+		d := nc.bin(niro.Sub, xs, mean)
+		variance = nc.mean(nc.bin(niro.Mul, d, d), axes)
+	}
+	y := nc.bin(niro.Mul, p[1], nc.bin(niro.Sub, xs, mean))
+	y = nc.bin(niro.Div, y, nc.un(niro.Sqrt, nc.bin(niro.Add, variance, eps)))
 	y = nc.bin(niro.Add, y, p[2])
 	nc.out(0, nc.cast(y, e))
-	return nil
+	if !training || len(nc.n.Outputs) < 2 || nc.err != nil {
+		return nc.err
+	}
+	momentum := nc.attrFloat("momentum", 0.9)
+	c := tensorOf(x).Dims[1]
+	if c < 0 {
+		nc.notYet("input %s has type %s, but the running statistics need the static extent of the channel axis 1", x, x.Type)
+		return nc.err
+	}
+	for i, stat := range []niro.Value{mean, variance} {
+		in := nc.cast(nc.in(3+i), ct)
+		saved := nc.reshape(stat, []int64{c})
+		run := nc.bin(niro.Add, nc.bin(niro.Mul, in, nc.scalar(ct, momentum)), nc.bin(niro.Mul, saved, nc.scalar(ct, 1-momentum)))
+		nc.out(1+i, nc.cast(run, elem(nc.in(3+i))))
+	}
+	return nc.err
 }
 
 // instanceNormConv maps InstanceNormalization: the mean and variance over
@@ -281,8 +328,8 @@ func init() {
 		opSpec{Since: 6, In: [2]int{5, 5}, Out: [2]int{1, 5}, Attrs: []string{"epsilon", "is_test", "momentum", "spatial"}, Convert: batchNormConv},
 		opSpec{Since: 7, In: [2]int{5, 5}, Out: [2]int{1, 5}, Attrs: []string{"epsilon", "momentum", "spatial"}, Convert: batchNormConv},
 		opSpec{Since: 9, In: [2]int{5, 5}, Out: [2]int{1, 5}, Attrs: []string{"epsilon", "momentum"}, Convert: batchNormConv},
-		opSpec{Since: 14, In: [2]int{5, 5}, Out: [2]int{1, 3}, Attrs: []string{"epsilon", "momentum", "training_mode"}, Convert: batchNormConv},
-		opSpec{Since: 15, In: [2]int{5, 5}, Out: [2]int{1, 3}, Attrs: []string{"epsilon", "momentum", "training_mode"}, Convert: batchNormConv})
+		opSpec{Since: 14, In: [2]int{5, 5}, Out: [2]int{1, 3}, Attrs: []string{"epsilon", "momentum", "training_mode"}, Convert: batchNorm14Conv},
+		opSpec{Since: 15, In: [2]int{5, 5}, Out: [2]int{1, 3}, Attrs: []string{"epsilon", "momentum", "training_mode"}, Convert: batchNorm14Conv})
 	register("InstanceNormalization",
 		opSpec{Since: 1, In: [2]int{3, 3}, Out: one, Attrs: []string{"consumed_inputs", "epsilon"}, Convert: instanceNormConv},
 		opSpec{Since: 6, In: [2]int{3, 3}, Out: one, Attrs: []string{"epsilon"}, Convert: instanceNormConv},

@@ -150,6 +150,9 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.ArgReduce": unary(types(mat), types(niro.Tensor(niro.I64, 2, 1)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.ArgReduce{Kind: niro.ArgMin, Axis: 1, KeepDims: true, SelectLast: true, X: a[0]})...)
 		}),
+		"*niro.TopK": unary(types(mat), types(niro.Tensor(niro.F32, 2, 2), niro.Tensor(niro.I64, 2, 2)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.TopK{Axis: 1, K: 2, Largest: true, Sorted: true, X: a[0]})...)
+		}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),

@@ -11,7 +11,9 @@ package niro
 //     families, scalar or broadcasting (elementwise.go).
 //   - [*Reduce]: reductions over axes (reduce.go).
 //   - [*Reshape], [*Broadcast]: shape changes (shape.go).
-//   - [*CumSum]: running sums along an axis (cumsum.go).
+//   - [*CumSum]: running sums or products along an axis (cumsum.go).
+//   - [*TopK]: the K largest or smallest elements along an axis, with
+//     their indices (topk.go).
 //   - [*Pad]: padding and cropping (pad.go).
 //   - [*MatMul]: matrix product, with broadcasting batch axes.
 //   - [*Transpose]: dimension permutation.
@@ -264,7 +266,7 @@ func OpKinds() []Op {
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
 		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
-		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{},
+		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
 		&MatMul{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
@@ -294,6 +296,7 @@ var (
 	_ Op = (*GatherND)(nil)
 	_ Op = (*Scatter)(nil)
 	_ Op = (*ArgReduce)(nil)
+	_ Op = (*TopK)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
