@@ -217,6 +217,33 @@ module attributes {transform.with_named_sequence} {
     transform.yield %op : !transform.any_op
   }
 
+  // A pack copy (see @pack_mm_f32) of a rank-2 panel (contracted, column)
+  // or a rank-3 one (a unit batch axis first).
+  transform.named_sequence @match_copy2(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.copy"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_copy3(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.copy"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
   // ---- actions ----------------------------------------------------------
 
   // Marking actions: they only name the block kind of each matched op.
@@ -245,6 +272,15 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  transform.named_sequence @mark_copy2(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.pack2" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_copy3(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.pack3" : !transform.any_op
+    transform.yield
+  }
+
   // Peels the last, partial iteration of each loop into a loop of its own.
   // Fails (silenceably) for a loop whose step divides its trip count, after
   // peeling the others; callers include it with failures(suppress).
@@ -254,50 +290,69 @@ module attributes {transform.with_named_sequence} {
   }
 
   // Tiles rank-3 contractions: the contracted loop by KC = 128 (a cache
-  // block), then the register block 4 x W (W = 16 for f32, 8 for f64) with
-  // the column loop outside the row loop, so that one packed KC x W panel of
-  // the right operand serves every row block; then peels the remainder of
-  // the row, column and contracted loops.
+  // block), the rows of each KC slice by MC = 256 (a row block whose left
+  // slice, 256 x 128 elements, stays in L2 while every column panel reads
+  // it), then the register block 4 x W (W = 16 for f32, 8 for f64) with the
+  // column loop outside the row loop, so that one packed KC x W panel of
+  // the right operand serves the 64 row blocks of an MC block; then peels
+  // the remainder of the row, column, MC and contracted loops.
   transform.named_sequence @tile_mm16(%ops: !transform.any_op {transform.consumed}) {
     %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [4, 16, 0] interchange = [1, 0, 2]
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [4, 16, 0] interchange = [1, 0, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
   transform.named_sequence @tile_mm8(%ops: !transform.any_op {transform.consumed}) {
     %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [4, 8, 0] interchange = [1, 0, 2]
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [4, 8, 0] interchange = [1, 0, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
 
-  // Tiles rank-4 (batched) contractions: one batch at a time, otherwise as
-  // @tile_mm16 and @tile_mm8.
+  // Tiles rank-4 (batched) contractions: one batch at a time (the batch
+  // loop outermost, so each product's result stays in cache across its KC
+  // slices), otherwise as @tile_mm16 and @tile_mm8.
   transform.named_sequence @tile_bmm16(%ops: !transform.any_op {transform.consumed}) {
-    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 0, 128]
+    %one, %batch = transform.structured.tile_using_for %ops tile_sizes [1, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %batch, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [1, 4, 16, 0] interchange = [0, 2, 1, 3]
-      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %slices, %kc = transform.structured.tile_using_for %one tile_sizes [0, 0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [0, 256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [0, 4, 16, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
   transform.named_sequence @tile_bmm8(%ops: !transform.any_op {transform.consumed}) {
-    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 0, 128]
+    %one, %batch = transform.structured.tile_using_for %ops tile_sizes [1, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %batch, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [1, 4, 8, 0] interchange = [0, 2, 1, 3]
-      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %slices, %kc = transform.structured.tile_using_for %one tile_sizes [0, 0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [0, 256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [0, 4, 8, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
@@ -430,6 +485,26 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
 
+    // Tile each pack copy by rows of the panel (one W-wide vector load and
+    // store per row once vectorized below; left as it is, the copy would be
+    // a scalar loop nest). niro emits no linalg.copy of its own, so every
+    // copy here is a pack.
+    %packs = transform.structured.match ops{["linalg.copy"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %packs
+        @match_copy2 -> @mark_copy2,
+        @match_copy3 -> @mark_copy3
+      : (!transform.any_op) -> !transform.any_op
+    %pack2 = transform.structured.match ops{["linalg.copy"]} attributes {niro.pack2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %prow2, %ploop2 = transform.structured.tile_using_for %pack2 tile_sizes [1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %pack3 = transform.structured.match ops{["linalg.copy"]} attributes {niro.pack3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %prow3, %pbatch3, %ploop3 = transform.structured.tile_using_for %pack3 tile_sizes [1, 1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %prows = transform.merge_handles %prow2, %prow3 : !transform.any_op
+
     // Vectorize the blocks, contracted loop by 1 outside each. The block's
     // loops are first interchanged to put the contracted one first, so that
     // its unit extent becomes a leading vector dimension, which folds away
@@ -460,6 +535,7 @@ module attributes {transform.with_named_sequence} {
     %steps = transform.merge_handles %steps3, %steps4 : !transform.any_op
     %kloops = transform.merge_handles %k3, %k4 : !transform.op<"scf.for">
     transform.structured.vectorize %steps : !transform.any_op
+    transform.structured.vectorize %prows : !transform.any_op
     transform.apply_patterns to %root {
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
       transform.apply_patterns.vector.transfer_permutation_patterns

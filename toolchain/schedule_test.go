@@ -188,6 +188,19 @@ func TestScheduleExact(t *testing.T) {
 		{m: 13, n: 37, k: 150, elem: "f32", in: "f16"},
 		{m: 6, n: 20, k: 9, elem: "f32", in: "bf16"},
 		{batch: 2, m: 5, n: 17, k: 4, elem: "f32", in: "f16"},
+		// More rows than the MC = 256 row block: a full block and a
+		// remainder of 1, of 88, of 257 (itself a block and a row), of a
+		// multiple of 4; with contracted remainders; f64, batched, half.
+		{m: 257, n: 263, k: 300, elem: "f32"},
+		{m: 600, n: 70, k: 260, elem: "f32"},
+		{m: 513, n: 33, k: 129, elem: "f32"},
+		{m: 512, n: 16, k: 128, elem: "f32"}, // every loop divides
+		{m: 259, n: 17, k: 131, elem: "f64"},
+		{m: 520, n: 9, k: 5, elem: "f64"},
+		{batch: 2, m: 300, n: 20, k: 130, elem: "f32"},
+		{batch: 3, m: 261, n: 9, k: 5, elem: "f64"},
+		{m: 270, n: 19, k: 140, elem: "f32", in: "bf16"},
+		{batch: 2, m: 258, n: 18, k: 3, elem: "f32", in: "f16"},
 	}
 	// Every column remainder and every row count.
 	for n := 1; n <= 33; n++ {
