@@ -244,6 +244,46 @@ module attributes {transform.with_named_sequence} {
     transform.yield %op : !transform.any_op
   }
 
+  // A permuting copy (a transpose as niro emits it: one input read through
+  // a permutation, an identity output, a body that yields the input) of
+  // rank 2 or 3.
+  transform.named_sequence @match_transpose2(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      %nin = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %nin, %c1 : !transform.param<i64>
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      transform.match.structured.body %s {passthrough} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_transpose3(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      %nin = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %nin, %c1 : !transform.param<i64>
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      transform.match.structured.body %s {passthrough} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
   // ---- actions ----------------------------------------------------------
 
   // Marking actions: they only name the block kind of each matched op.
@@ -278,6 +318,34 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @mark_copy3(%op: !transform.any_op {transform.readonly}) {
     transform.annotate %op "niro.pack3" : !transform.any_op
+    transform.yield
+  }
+
+  transform.named_sequence @mark_transpose2(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.transpose2" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_transpose3(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.transpose3" : !transform.any_op
+    transform.yield
+  }
+
+  // Mark the producer of a contraction's left (right) operand when it is
+  // a transpose. Fail (silenceably) when the operand has no producer op.
+  transform.named_sequence @mark_transposed_lhs(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_producer_of_operand %op[0] : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %p
+        @match_transpose2 -> @mark_transpose2,
+        @match_transpose3 -> @mark_transpose3
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_transposed_rhs(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_producer_of_operand %op[1] : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %p
+        @match_transpose2 -> @mark_transpose2,
+        @match_transpose3 -> @mark_transpose3
+      : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
 
@@ -424,6 +492,33 @@ module attributes {transform.with_named_sequence} {
         @match_mm_half -> @mark_mmh16,
         @match_bmm_half -> @mark_bmmh16
       : (!transform.any_op) -> !transform.any_op
+
+    // A transpose feeding an operand (Gemm's transA or transB, a MatMul of
+    // a transposed tensor) is tiled into 16 x 16 blocks, so that it reads
+    // and writes 16 cache lines at a time instead of reading its input down
+    // a column. The contraction then packs the transposed result like any
+    // operand. (A copy changes no value.)
+    %live = transform.structured.match ops{["linalg.generic"]} attributes {niro.contraction} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %live : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.include @mark_transposed_lhs failures(suppress) (%c) : (!transform.any_op) -> ()
+      transform.include @mark_transposed_rhs failures(suppress) (%c) : (!transform.any_op) -> ()
+    }
+    %tr2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tr2 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      %tt, %tl0, %tl1 = transform.structured.tile_using_for %t tile_sizes [16, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    }
+    %tr3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tr3 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      %tt, %tl0, %tl1, %tl2 = transform.structured.tile_using_for %t tile_sizes [1, 16, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    }
 
     // Tile and peel.
     %mm16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm16} in %root

@@ -17,6 +17,7 @@ type matmulCase struct {
 	batch, m, n, k int
 	elem           string // accumulator and result: f32 or f64
 	in             string // operands, when not elem: f16 or bf16 (with elem f32)
+	transB         bool   // the right operand arrives as N x K, transposed by a generic first
 }
 
 func (c matmulCase) String() string {
@@ -27,7 +28,36 @@ func (c matmulCase) String() string {
 	if c.batch > 0 {
 		s = fmt.Sprintf("b%d_%s", c.batch, s)
 	}
+	if c.transB {
+		s += "_transB"
+	}
 	return s
+}
+
+// transposedRHS rewrites a module from mixedMatmulModule so that its right
+// operand arrives as [batch x] N x K and is transposed to K x N by a
+// generic (the form niro emits for Gemm's transB) before the contraction.
+func transposedRHS(module string, batch, m, n, k int, in string) string {
+	pre := ""
+	if batch > 0 {
+		pre = fmt.Sprintf("%dx", batch)
+	}
+	kn := fmt.Sprintf("tensor<%s%dx%dx%s>", pre, k, n, in)
+	nk := fmt.Sprintf("tensor<%s%dx%dx%s>", pre, n, k, in)
+	maps := `[affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]`
+	if batch > 0 {
+		maps = `[affine_map<(b, d0, d1) -> (b, d1, d0)>, affine_map<(b, d0, d1) -> (b, d0, d1)>], iterator_types = ["parallel", "parallel", "parallel"]`
+	}
+	module = strings.Replace(module, "%arg1: "+kn, "%arg1t: "+nk, 1)
+	i := strings.Index(module, "{\n") + 2
+	tr := fmt.Sprintf(`  %%t0 = tensor.empty() : %[1]s
+  %%arg1 = linalg.generic {indexing_maps = %[3]s}
+      ins(%%arg1t : %[2]s) outs(%%t0 : %[1]s) {
+  ^bb0(%%x: %[4]s, %%y: %[4]s):
+    linalg.yield %%x : %[4]s
+  } -> %[1]s
+`, kn, nk, maps, in)
+	return module[:i] + tr + module[i:]
 }
 
 // width is the register block's column count: 64 bytes of elements.
@@ -83,7 +113,11 @@ func runMatmuls(t *testing.T, tc *Toolchain, p Pipeline, cases []matmulCase, see
 		if in == "" {
 			in = c.elem
 		}
-		module.WriteString(mixedMatmulModule(fmt.Sprintf("mm_%d", i), c.batch, c.m, c.n, c.k, in, c.elem))
+		mod := mixedMatmulModule(fmt.Sprintf("mm_%d", i), c.batch, c.m, c.n, c.k, in, c.elem)
+		if c.transB {
+			mod = transposedRHS(mod, c.batch, c.m, c.n, c.k, in)
+		}
+		module.WriteString(mod)
 		calls = append(calls, ioCall{
 			fn:     fmt.Sprintf("mm_%d", i),
 			inputs: []string{pa, pb}, outputs: []string{pc},
@@ -110,6 +144,15 @@ func runMatmuls(t *testing.T, tc *Toolchain, p Pipeline, cases []matmulCase, see
 		sa, sb := c.m*c.k, c.k*c.n
 		for bi := 0; bi < max(c.batch, 1); bi++ {
 			ab, bb := inputs[i].a[bi*sa:(bi+1)*sa], inputs[i].b[bi*sb:(bi+1)*sb]
+			if c.transB { // bb is N x K
+				t := make([]float64, len(bb))
+				for r := 0; r < c.k; r++ {
+					for col := 0; col < c.n; col++ {
+						t[r*c.n+col] = bb[col*c.k+r]
+					}
+				}
+				bb = t
+			}
 			if c.elem == "f64" {
 				w = append(w, naiveF64(ab, bb, c.m, c.n, c.k)...)
 			} else {
@@ -201,6 +244,12 @@ func TestScheduleExact(t *testing.T) {
 		{batch: 3, m: 261, n: 9, k: 5, elem: "f64"},
 		{m: 270, n: 19, k: 140, elem: "f32", in: "bf16"},
 		{batch: 2, m: 258, n: 18, k: 3, elem: "f32", in: "f16"},
+		// A right operand transposed first (Gemm's transB): the transpose
+		// is tiled, the contraction packs its result.
+		{m: 37, n: 53, k: 29, elem: "f32", transB: true},
+		{m: 270, n: 40, k: 150, elem: "f32", transB: true},
+		{m: 9, n: 19, k: 17, elem: "f64", transB: true},
+		{batch: 2, m: 7, n: 33, k: 20, elem: "f32", transB: true},
 	}
 	// Every column remainder and every row count.
 	for n := 1; n <= 33; n++ {
