@@ -349,6 +349,19 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // Makes the tensor.empty a transpose writes into an allocation: an
+  // extract_slice of an empty tensor canonicalizes into a fresh empty
+  // tensor, so each tile would be written to a temporary and then copied
+  // (memref.copy, a call into the MLIR runtime library). Fails (silenceably)
+  // when the destination is not a tensor.empty.
+  transform.named_sequence @alloc_destination(%op: !transform.any_op {transform.readonly}) {
+    %init = transform.get_producer_of_operand %op[1] : (!transform.any_op) -> !transform.any_op
+    %empty = transform.cast %init : !transform.any_op to !transform.op<"tensor.empty">
+    %alloc = transform.bufferization.empty_tensor_to_alloc_tensor %empty
+      : (!transform.op<"tensor.empty">) -> !transform.op<"bufferization.alloc_tensor">
+    transform.yield
+  }
+
   // Peels the last, partial iteration of each loop into a loop of its own.
   // Fails (silenceably) for a loop whose step divides its trip count, after
   // peeling the others; callers include it with failures(suppress).
@@ -509,6 +522,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %tr2 : !transform.any_op {
     ^bb0(%t: !transform.any_op):
+      transform.include @alloc_destination failures(suppress) (%t) : (!transform.any_op) -> ()
       %tt, %tl0, %tl1 = transform.structured.tile_using_for %t tile_sizes [16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     }
@@ -516,6 +530,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %tr3 : !transform.any_op {
     ^bb0(%t: !transform.any_op):
+      transform.include @alloc_destination failures(suppress) (%t) : (!transform.any_op) -> ()
       %tt, %tl0, %tl1, %tl2 = transform.structured.tile_using_for %t tile_sizes [1, 16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     }
