@@ -483,6 +483,29 @@ module attributes {transform.with_named_sequence} {
     transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
     transform.yield
   }
+  // As @pack_mm_f32 and @pack_bmm_f32 for half-precision operands (f16 or
+  // bf16) accumulated in f32: the padding values are strings, which the
+  // pad parses in each operand's own element type.
+  transform.named_sequence @pack_mm_half(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = ["0.0", "0.0", "0.0"],
+        padding_dimensions = [0, 1, 2],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @pack_bmm_half(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = ["0.0", "0.0", "0.0"],
+        padding_dimensions = [0, 1, 2, 3],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
   transform.named_sequence @hoist_out_of_one_loop(%pad: !transform.any_op {transform.consumed}) {
     %hoisted = transform.structured.hoist_pad %pad by 1 loops : (!transform.any_op) -> !transform.any_op
     transform.yield
@@ -584,6 +607,18 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %pk_bmm_f64 : !transform.any_op {
     ^bb0(%block: !transform.any_op):
       transform.include @pack_bmm_f64 failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    %pk_mm_half = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_mm_half : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_mm_half failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    %pk_bmm_half = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_bmm_half : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_bmm_half failures(suppress) (%block) : (!transform.any_op) -> ()
     }
     // Write the copies as linalg.copy into fresh buffers: a tensor.pad
     // would bufferize to memref.copy between strided buffers, which becomes

@@ -321,3 +321,54 @@ func TestNoFMA(t *testing.T) {
 		}
 	}
 }
+
+// dynamicHalfModule is a matmul with dynamic row and column extents over
+// half-precision operands (in: f16 or bf16) accumulated in f32.
+func dynamicHalfModule(name, in string) string {
+	return fmt.Sprintf(`func.func @%[1]s(%%arg0: tensor<?x29x%[2]s>, %%arg1: tensor<29x?x%[2]s>) -> tensor<?x?xf32> {
+  %%c0 = arith.constant 0 : index
+  %%c1 = arith.constant 1 : index
+  %%m = tensor.dim %%arg0, %%c0 : tensor<?x29x%[2]s>
+  %%n = tensor.dim %%arg1, %%c1 : tensor<29x?x%[2]s>
+  %%0 = tensor.empty(%%m, %%n) : tensor<?x?xf32>
+  %%cst = arith.constant 0.000000e+00 : f32
+  %%1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%cst : f32) outs(%%0 : tensor<?x?xf32>) {
+  ^bb0(%%in: f32, %%out: f32):
+    linalg.yield %%in : f32
+  } -> tensor<?x?xf32>
+  %%2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%%arg0, %%arg1 : tensor<?x29x%[2]s>, tensor<29x?x%[2]s>) outs(%%1 : tensor<?x?xf32>) attrs = {niro.contraction} {
+  ^bb0(%%x: %[2]s, %%y: %[2]s, %%out: f32):
+    %%a = arith.extf %%x : %[2]s to f32
+    %%b = arith.extf %%y : %[2]s to f32
+    %%3 = arith.mulf %%a, %%b : f32
+    %%4 = arith.addf %%out, %%3 : f32
+    linalg.yield %%4 : f32
+  } -> tensor<?x?xf32>
+  return %%2 : tensor<?x?xf32>
+}
+`, name, in)
+}
+
+// TestScheduleDynamicHalf lowers half-precision products with dynamic row
+// and column extents through the host pipeline: their panels are packed
+// (padded), which gives every leftover block a static shape, so the
+// schedule vectorizes them (it used to fail with "Attempted to vectorize").
+func TestScheduleDynamicHalf(t *testing.T) {
+	tc := needTools(t)
+	for _, in := range []string{"f16", "bf16"} {
+		lowered, err := tc.Lower(context.Background(), dynamicHalfModule("mm", in), pipeline(t, "host"))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if !regexp.MustCompile(`llvm\.fmul .*: vector<16xf32>`).MatchString(lowered) {
+			t.Errorf("%s: no vector<16xf32> multiply in the lowered module: the schedule did not fire", in)
+		}
+		for _, bad := range []string{"llvm.intr.fma", "llvm.intr.fmuladd"} {
+			if strings.Contains(lowered, bad) {
+				t.Errorf("%s: lowered module contains %q", in, bad)
+			}
+		}
+	}
+}
