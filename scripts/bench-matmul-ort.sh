@@ -13,7 +13,10 @@
 # niro bench (median of RUNS calls after a warm-up) then ort-bench.mjs
 # (the same); RUNS is $RUNS or a size-dependent default. With
 # NIRO_BASE=/path/to/another/niro, that binary is timed in each round too.
-# Prints one line per round and a summary (medians over the rounds).
+# Prints one line per round and a summary: the median over the rounds of
+# each side's per-round median, the median of the per-round ratios, and
+# each side's best single call over all rounds (the least disturbed by
+# other jobs on a shared machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v go >/dev/null 2>&1; then export PATH="/usr/local/go/bin:$PATH"; fi
@@ -30,7 +33,7 @@ echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)," \
   "family $(sed -n 's/^cpu family\s*: //p' /proc/cpuinfo | head -1)" \
   "model $(sed -n 's/^model\s*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
 med() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
-us() { sed -n 's/.*"median_us":\([0-9.]*\).*/\1/p'; }
+us() { sed -n 's/.*"median_us":\([0-9.]*\),"min_us":\([0-9.]*\).*/\1 \2/p'; }
 summary=()
 for c in "${cases[@]}"; do
   kind="${c%%:*}" size="${c#*:}"
@@ -41,29 +44,30 @@ for c in "${cases[@]}"; do
   runs="${RUNS:-$(( n >= 4096 ? 3 : n >= 2048 ? 5 : 20 ))}"
   niro_args=()
   for s in "${shapes[@]}"; do niro_args+=(--shape "$s"); done
-  : > "$work/n" ; : > "$work/o" ; : > "$work/b" ; : > "$work/r"
+  : > "$work/n" ; : > "$work/o" ; : > "$work/b" ; : > "$work/r" ; : > "$work/nm" ; : > "$work/om"
   for r in $(seq "$rounds"); do
     line="$c round $r:"
     if [ -n "${NIRO_BASE:-}" ]; then
-      tb=$("$NIRO_BASE" bench "$work/$kind.onnx" --runs "$runs" --json "${niro_args[@]}" | us)
+      tb=$("$NIRO_BASE" bench "$work/$kind.onnx" --runs "$runs" --json "${niro_args[@]}" | us | cut -d' ' -f1)
       echo "$tb" >> "$work/b"; line="$line base ${tb} us"
     fi
-    tn=$("$work/niro" bench "$work/$kind.onnx" --runs "$runs" --json "${niro_args[@]}" | us)
-    to=$(node scripts/ort-bench.mjs "$work/$kind.onnx" "$runs" "${shapes[@]}" | us)
-    echo "$tn" >> "$work/n"; echo "$to" >> "$work/o"
+    read -r tn tnm < <("$work/niro" bench "$work/$kind.onnx" --runs "$runs" --json "${niro_args[@]}" | us)
+    read -r to tom < <(node scripts/ort-bench.mjs "$work/$kind.onnx" "$runs" "${shapes[@]}" | us)
+    echo "$tn" >> "$work/n"; echo "$to" >> "$work/o"; echo "$tnm" >> "$work/nm"; echo "$tom" >> "$work/om"
     ratio=$(awk -v a="$tn" -v b="$to" 'BEGIN {printf "%.2f", b/a}')
     echo "$ratio" >> "$work/r"
     echo "$line niro ${tn} us, ort ${to} us, ort/niro ${ratio}"
   done
   mn=$(med < "$work/n") mo=$(med < "$work/o") mr=$(med < "$work/r")
-  s=$(awk -v c="$c" -v n="$mn" -v o="$mo" -v r="$mr" -v f="$flops" 'BEGIN {
-    printf "%-16s niro %10.1f ms %6.1f GFLOP/s | ort %10.1f ms %6.1f GFLOP/s | ort/niro (median of rounds) %.2f",
-      c, n/1e3, f/n/1e3, o/1e3, f/o/1e3, r }')
+  bn=$(sort -g "$work/nm" | head -1) bo=$(sort -g "$work/om" | head -1)
+  s=$(awk -v c="$c" -v n="$mn" -v o="$mo" -v r="$mr" -v f="$flops" -v bn="$bn" -v bo="$bo" 'BEGIN {
+    printf "%-16s median: niro %9.1f ms %6.1f GFLOP/s, ort %9.1f ms %6.1f GFLOP/s, ort/niro %.2f | best: niro %9.1f ms %6.1f GFLOP/s, ort %9.1f ms %6.1f GFLOP/s, ort/niro %.2f",
+      c, n/1e3, f/n/1e3, o/1e3, f/o/1e3, r, bn/1e3, f/bn/1e3, bo/1e3, f/bo/1e3, bo/bn }')
   if [ -n "${NIRO_BASE:-}" ]; then
     mb=$(med < "$work/b")
     s="$s | base $(awk -v b="$mb" -v f="$flops" 'BEGIN {printf "%.1f ms %.1f GFLOP/s", b/1e3, f/b/1e3}')"
   fi
   summary+=("$s")
 done
-echo "summary (medians over $rounds rounds; ort/niro > 1: niro faster):"
+echo "summary over $rounds rounds (ort/niro > 1: niro faster):"
 printf '%s\n' "${summary[@]}"
