@@ -6,25 +6,37 @@
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
 // operands widened with extf in the body and accumulated in f32, which is
-// scheduled as f32 without step 4), of rank 3 (row, column, contracted) or
-// rank 4 (batch first), is
+// scheduled as f32, its panels packed in their own type), of rank 3 (row,
+// column, contracted) or rank 4 (batch first), is
 //
-//   1. tiled along the contracted axis by KC = 128 (a cache block);
-//   2. tiled into register blocks of 4 rows by 64 bytes of columns (16 f32
+//   0. given a tiled transpose: a transpose generic producing one of its
+//      operands (Gemm's transA/transB) is tiled into 16 x 16 blocks, so it
+//      no longer reads its input down a column; the result is then packed
+//      like any operand (step 5);
+//   1. tiled one batch at a time (batched products; the batch loop is
+//      outermost) and along the contracted axis by KC (a cache block: 256
+//      f32 or 128 f64 elements, 1 KB of a left row);
+//   2. tiled by rows into MC = 256 row blocks, so that the left block
+//      (MC x KC, 256 KB) stays in L2 while every column panel reads it;
+//   3. tiled into register blocks of 4 rows by 64 bytes of columns (16 f32
 //      or 8 f64), the column loop outside the row loop, so each contracted
-//      loop sits outside the block;
-//   3. peeled: a row, column or contracted extent the tile does not divide
-//      gets one smaller block of its own, and after canonicalization every
-//      block has static extents;
-//   4. given a packed right operand: each KC x W panel is copied once into
-//      a contiguous buffer before the row loop and read by every row block
-//      (a copy changes no value; it keeps the panel in L1, which rows a
-//      power-of-two matrix width apart are not);
-//   5. tiled by 1 along the contracted axis (made the block's first loop, so
+//      loop sits outside the block: (batch ->) KC -> MC -> column panel ->
+//      4-row block -> k;
+//   4. peeled: a row, column, MC or contracted extent the tile does not
+//      divide gets one smaller block of its own, and after canonicalization
+//      every block has static extents;
+//   5. given a packed right operand: each KC x W panel is copied once per MC
+//      block into a contiguous buffer before the row loop and read by its 64
+//      row blocks (a copy changes no value; it keeps the panel in L1, which
+//      rows a power-of-two matrix width apart are not); the copy is tiled by
+//      rows and vectorized (one W-wide load and store per row). For a
+//      dynamic extent, the padding also gives the leftover block a static
+//      shape;
+//   6. tiled by 1 along the contracted axis (made the block's first loop, so
 //      that its unit extent folds away as a leading vector dimension) and
 //      vectorized: per step, one row of the panel, one broadcast element of
 //      each of the 4 left rows, 4 vector multiplies and 4 vector adds;
-//   6. given its accumulator in registers: the block's read and write of the
+//   7. given its accumulator in registers: the block's read and write of the
 //      result are hoisted out of the contracted loop.
 // The phases run over all tagged ops at once (mark, tile and peel,
 // canonicalize, pack, vectorize), so no phase holds a stale reference to an
@@ -42,7 +54,10 @@
 // add as two separately rounded operations (arith.mulf then arith.addf; no
 // vector.contract lowering is used, since its outer-product and elementwise
 // forms emit vector.fma). Cutting the contracted loop into KC slices only
-// stores the running sum and reloads it, which is exact. The result has the
+// stores the running sum and reloads it, which is exact; the batch, MC and
+// column loops only reorder whole elements; packing and the tiled transpose
+// copy values. A padded element is a zero never stored, or a zero product
+// added to a sum that started at +0 and so is never -0. The result has the
 // bits of the naive loop nest.
 //
 // A tagged op that matches none of the matchers is left alone (it becomes
@@ -370,15 +385,17 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
-  // Tiles rank-3 contractions: the contracted loop by KC = 128 (a cache
-  // block), the rows of each KC slice by MC = 256 (a row block whose left
-  // slice, 256 x 128 elements, stays in L2 while every column panel reads
-  // it), then the register block 4 x W (W = 16 for f32, 8 for f64) with the
-  // column loop outside the row loop, so that one packed KC x W panel of
-  // the right operand serves the 64 row blocks of an MC block; then peels
-  // the remainder of the row, column, MC and contracted loops.
+  // Tiles rank-3 contractions: the contracted loop by KC (a cache block:
+  // 256 f32 or 128 f64 elements, 1 KB of a left row either way), the rows
+  // of each KC slice by MC = 256 (a row block whose left slice, 256 KB,
+  // stays in L2 while every column panel reads it), then the register
+  // block 4 x W (W = 16 for f32, 8 for f64: 64 bytes) with the column loop
+  // outside the row loop, so that one packed KC x W panel of the right
+  // operand (16 KB or 8 KB, in L1) serves the 64 row blocks of an MC
+  // block; then peels the remainder of the row, column, MC and contracted
+  // loops.
   transform.named_sequence @tile_mm16(%ops: !transform.any_op {transform.consumed}) {
-    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
+    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 256]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
     %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [256, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
@@ -410,7 +427,7 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @tile_bmm16(%ops: !transform.any_op {transform.consumed}) {
     %one, %batch = transform.structured.tile_using_for %ops tile_sizes [1, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %slices, %kc = transform.structured.tile_using_for %one tile_sizes [0, 0, 0, 128]
+    %slices, %kc = transform.structured.tile_using_for %one tile_sizes [0, 0, 0, 256]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
     %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [0, 256, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)

@@ -238,6 +238,9 @@ func TestScheduleExact(t *testing.T) {
 		{m: 600, n: 70, k: 260, elem: "f32"},
 		{m: 513, n: 33, k: 129, elem: "f32"},
 		{m: 512, n: 16, k: 128, elem: "f32"}, // every loop divides
+		{m: 260, n: 35, k: 513, elem: "f32"}, // contracted remainder of 1 past two f32 KC blocks
+		{m: 8, n: 16, k: 257, elem: "f32", in: "f16"},
+		{batch: 2, m: 9, n: 17, k: 300, elem: "f32"},
 		{m: 259, n: 17, k: 131, elem: "f64"},
 		{m: 520, n: 9, k: 5, elem: "f64"},
 		{batch: 2, m: 300, n: 20, k: 130, elem: "f32"},
@@ -297,14 +300,26 @@ func TestNoFMA(t *testing.T) {
 	tc := needTools(t)
 	ctx := context.Background()
 	host := pipeline(t, "host")
-	for _, elem := range []string{"f32", "f64"} {
+	for _, c := range []struct {
+		name, elem, module string
+	}{
+		{"f32", "f32", matmulModule("matmul", 0, 37, 53, 29, "f32")},
+		{"f64", "f64", matmulModule("matmul", 0, 37, 53, 29, "f64")},
+		// Past the MC row block, with remainders everywhere.
+		{"f32_rows300", "f32", matmulModule("matmul", 0, 300, 53, 140, "f32")},
+		{"f64_rows300", "f64", matmulModule("matmul", 0, 300, 21, 140, "f64")},
+		{"f32_batched", "f32", matmulModule("matmul", 2, 270, 20, 130, "f32")},
+		{"f16", "f32", mixedMatmulModule("matmul", 0, 270, 37, 150, "f16", "f32")},
+		{"f32_transB", "f32", transposedRHS(matmulModule("matmul", 0, 270, 40, 150, "f32"), 0, 270, 40, 150, "f32")},
+	} {
+		elem := c.name
 		res, err := tc.Build(ctx, BuildRequest{
-			MLIR:     matmulModule("matmul", 0, 37, 53, 29, elem),
+			MLIR:     c.module,
 			Pipeline: host,
 			Emit:     []Kind{KindLL, KindAsm},
 		})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", elem, err)
 		}
 		for _, bad := range []string{"fma", "fmuladd", " contract "} {
 			if strings.Contains(res.LL, bad) {
@@ -315,7 +330,7 @@ func TestNoFMA(t *testing.T) {
 		if m := regexp.MustCompile(`(?m)^\s*vf(n?)m(add|sub)\S*`).FindString(asm); m != "" {
 			t.Errorf("%s: assembly contains a fused multiply-add: %s", elem, strings.TrimSpace(m))
 		}
-		suffix := map[string]string{"f32": "ps", "f64": "pd"}[elem]
+		suffix := map[string]string{"f32": "ps", "f64": "pd"}[c.elem]
 		if !strings.Contains(asm, "vmul"+suffix) || !strings.Contains(asm, "vadd"+suffix) {
 			t.Errorf("%s: assembly lacks vmul%s/vadd%s: the block was not vectorized", elem, suffix, suffix)
 		}
