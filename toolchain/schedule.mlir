@@ -377,6 +377,12 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // Vectorizes one op; fails (silenceably) when it has a dynamic shape.
+  transform.named_sequence @vectorize_one(%op: !transform.any_op {transform.consumed}) {
+    transform.structured.vectorize %op : !transform.any_op
+    transform.yield
+  }
+
   // Peels the last, partial iteration of each loop into a loop of its own.
   // Fails (silenceably) for a loop whose step divides its trip count, after
   // peeling the others; callers include it with failures(suppress).
@@ -547,10 +553,11 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
 
     // A transpose feeding an operand (Gemm's transA or transB, a MatMul of
-    // a transposed tensor) is tiled into 16 x 16 blocks, so that it reads
-    // and writes 16 cache lines at a time instead of reading its input down
-    // a column. The contraction then packs the transposed result like any
-    // operand. (A copy changes no value.)
+    // a transposed tensor) is tiled into 16 x 16 blocks, peeled, and (below)
+    // vectorized, so that it reads and writes 16 cache lines at a time
+    // instead of reading its input down a column. The contraction then
+    // packs the transposed result like any operand. (A copy changes no
+    // value.)
     %live = transform.structured.match ops{["linalg.generic"]} attributes {niro.contraction} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %live : !transform.any_op {
@@ -565,6 +572,8 @@ module attributes {transform.with_named_sequence} {
       transform.include @alloc_destination failures(suppress) (%t) : (!transform.any_op) -> ()
       %tt, %tl0, %tl1 = transform.structured.tile_using_for %t tile_sizes [16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+      transform.include @peel failures(suppress) (%tl1) : (!transform.op<"scf.for">) -> ()
+      transform.include @peel failures(suppress) (%tl0) : (!transform.op<"scf.for">) -> ()
     }
     %tr3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose3} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -573,6 +582,8 @@ module attributes {transform.with_named_sequence} {
       transform.include @alloc_destination failures(suppress) (%t) : (!transform.any_op) -> ()
       %tt, %tl0, %tl1, %tl2 = transform.structured.tile_using_for %t tile_sizes [1, 16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+      transform.include @peel failures(suppress) (%tl2) : (!transform.op<"scf.for">) -> ()
+      transform.include @peel failures(suppress) (%tl1) : (!transform.op<"scf.for">) -> ()
     }
 
     // Tile and peel.
@@ -698,6 +709,17 @@ module attributes {transform.with_named_sequence} {
     %kloops = transform.merge_handles %k3, %k4 : !transform.op<"scf.for">
     transform.structured.vectorize %steps : !transform.any_op
     transform.structured.vectorize %prows : !transform.any_op
+    // The transpose tiles, static after peeling (a dynamic one stays a
+    // scalar loop nest): one vector.transpose of 16 x 16 elements each.
+    %trt2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %trt3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %trt = transform.merge_handles %trt2, %trt3 : !transform.any_op
+    transform.foreach %trt : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_one failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
     transform.apply_patterns to %root {
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
       transform.apply_patterns.vector.transfer_permutation_patterns
