@@ -364,19 +364,6 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
-  // Makes the tensor.empty a transpose writes into an allocation: an
-  // extract_slice of an empty tensor canonicalizes into a fresh empty
-  // tensor, so each tile would be written to a temporary and then copied
-  // (memref.copy, a call into the MLIR runtime library). Fails (silenceably)
-  // when the destination is not a tensor.empty.
-  transform.named_sequence @alloc_destination(%op: !transform.any_op {transform.readonly}) {
-    %init = transform.get_producer_of_operand %op[1] : (!transform.any_op) -> !transform.any_op
-    %empty = transform.cast %init : !transform.any_op to !transform.op<"tensor.empty">
-    %alloc = transform.bufferization.empty_tensor_to_alloc_tensor %empty
-      : (!transform.op<"tensor.empty">) -> !transform.op<"bufferization.alloc_tensor">
-    transform.yield
-  }
-
   // Vectorizes one op; fails (silenceably) when it has a dynamic shape.
   transform.named_sequence @vectorize_one(%op: !transform.any_op {transform.consumed}) {
     transform.structured.vectorize %op : !transform.any_op
@@ -557,7 +544,9 @@ module attributes {transform.with_named_sequence} {
     // vectorized, so that it reads and writes 16 cache lines at a time
     // instead of reading its input down a column. The contraction then
     // packs the transposed result like any operand. (A copy changes no
-    // value.)
+    // value. Canonicalization gives each tile a fresh tensor.empty, since
+    // its body never reads the destination; passes.txt's
+    // eliminate-empty-tensors and cse make the tiles write in place.)
     %live = transform.structured.match ops{["linalg.generic"]} attributes {niro.contraction} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %live : !transform.any_op {
@@ -569,7 +558,6 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %tr2 : !transform.any_op {
     ^bb0(%t: !transform.any_op):
-      transform.include @alloc_destination failures(suppress) (%t) : (!transform.any_op) -> ()
       %tt, %tl0, %tl1 = transform.structured.tile_using_for %t tile_sizes [16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
       transform.include @peel failures(suppress) (%tl1) : (!transform.op<"scf.for">) -> ()
@@ -579,7 +567,6 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %tr3 : !transform.any_op {
     ^bb0(%t: !transform.any_op):
-      transform.include @alloc_destination failures(suppress) (%t) : (!transform.any_op) -> ()
       %tt, %tl0, %tl1, %tl2 = transform.structured.tile_using_for %t tile_sizes [1, 16, 16]
         : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
       transform.include @peel failures(suppress) (%tl2) : (!transform.op<"scf.for">) -> ()
