@@ -4,7 +4,8 @@
 //   NODE_PATH=/path/to/node_modules node scripts/ort-bench.mjs MODEL.onnx RUNS [NAME=DIMS or NAME=FILE.pb ...]
 //
 // NAME=DIMS fixes a symbolic input shape, e.g. x=64x64. Inputs are random
-// float32 values in [-1, 1). Prints {"median_us":…,"min_us":…,"runs":…}.
+// values in [-1, 1), float32 or float64 as the model declares them.
+// Prints {"median_us":…,"min_us":…,"runs":…}.
 import path from "node:path";
 import { createRequire } from "node:module";
 import fs from "node:fs";
@@ -24,13 +25,14 @@ const session = await ort.InferenceSession.create(model, {
   executionProviders: ["cpu"], intraOpNumThreads: 1, interOpNumThreads: 1,
 });
 const feeds = {};
-for (const name of session.inputNames) {
+for (const [i, name] of session.inputNames.entries()) {
   const dims = shapes[name];
   if (!dims) throw new Error(`give the shape of input ${name} as ${name}=DIMS`);
   const n = dims.reduce((a, b) => a * b, 1);
-  const data = new Float32Array(n);
+  const type = session.inputMetadata?.[i]?.type === "float64" ? "float64" : "float32";
+  const data = type === "float64" ? new Float64Array(n) : new Float32Array(n);
   for (let i = 0; i < n; i++) data[i] = Math.random() * 2 - 1;
-  feeds[name] = new ort.Tensor("float32", data, dims);
+  feeds[name] = new ort.Tensor(type, data, dims);
 }
 Object.assign(feeds, given);
 await session.run(feeds);

@@ -82,8 +82,10 @@ func BenchmarkMatmul(b *testing.B) {
 		{"host", 0, 1024, 1024, 1024, "f32"},
 		{"host", 0, 1024, 1024, 1024, "f64"},
 		{"host", 0, 512, 512, 512, "f32"},
+		{"host", 0, 2048, 2048, 2048, "f32"}, // past L2: the MC row block's case
 		{"host", 0, 1000, 1000, 1000, "f32"}, // not a multiple of the block
 		{"host", 8, 256, 256, 256, "f32"},    // batched: one rank-4 contraction
+		{"host", 8, 512, 512, 512, "f32"},    // batched, the work of 1024³
 		{"host-O0", 0, 512, 512, 512, "f32"}, // the naive loop nest, for scale
 	} {
 		name := fmt.Sprintf("%s/%dx%dx%d_%s", c.pipeline, c.m, c.n, c.k, c.elem)

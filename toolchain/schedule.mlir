@@ -6,25 +6,37 @@
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
 // operands widened with extf in the body and accumulated in f32, which is
-// scheduled as f32 without step 4), of rank 3 (row, column, contracted) or
-// rank 4 (batch first), is
+// scheduled as f32, its panels packed in their own type), of rank 3 (row,
+// column, contracted) or rank 4 (batch first), is
 //
-//   1. tiled along the contracted axis by KC = 128 (a cache block);
-//   2. tiled into register blocks of 4 rows by 64 bytes of columns (16 f32
+//   0. given a tiled transpose: a transpose generic producing one of its
+//      operands (Gemm's transA/transB) is tiled into 16 x 16 blocks, so it
+//      no longer reads its input down a column; the result is then packed
+//      like any operand (step 5);
+//   1. tiled one batch at a time (batched products; the batch loop is
+//      outermost) and along the contracted axis by KC (a cache block: 256
+//      f32 or 128 f64 elements, 1 KB of a left row);
+//   2. tiled by rows into MC = 256 row blocks, so that the left block
+//      (MC x KC, 256 KB) stays in L2 while every column panel reads it;
+//   3. tiled into register blocks of 4 rows by 64 bytes of columns (16 f32
 //      or 8 f64), the column loop outside the row loop, so each contracted
-//      loop sits outside the block;
-//   3. peeled: a row, column or contracted extent the tile does not divide
-//      gets one smaller block of its own, and after canonicalization every
-//      block has static extents;
-//   4. given a packed right operand: each KC x W panel is copied once into
-//      a contiguous buffer before the row loop and read by every row block
-//      (a copy changes no value; it keeps the panel in L1, which rows a
-//      power-of-two matrix width apart are not);
-//   5. tiled by 1 along the contracted axis (made the block's first loop, so
+//      loop sits outside the block: (batch ->) KC -> MC -> column panel ->
+//      4-row block -> k;
+//   4. peeled: a row, column, MC or contracted extent the tile does not
+//      divide gets one smaller block of its own, and after canonicalization
+//      every block has static extents;
+//   5. given a packed right operand: each KC x W panel is copied once per MC
+//      block into a contiguous buffer before the row loop and read by its 64
+//      row blocks (a copy changes no value; it keeps the panel in L1, which
+//      rows a power-of-two matrix width apart are not); the copy is tiled by
+//      rows and vectorized (one W-wide load and store per row). For a
+//      dynamic extent, the padding also gives the leftover block a static
+//      shape;
+//   6. tiled by 1 along the contracted axis (made the block's first loop, so
 //      that its unit extent folds away as a leading vector dimension) and
 //      vectorized: per step, one row of the panel, one broadcast element of
 //      each of the 4 left rows, 4 vector multiplies and 4 vector adds;
-//   6. given its accumulator in registers: the block's read and write of the
+//   7. given its accumulator in registers: the block's read and write of the
 //      result are hoisted out of the contracted loop.
 // The phases run over all tagged ops at once (mark, tile and peel,
 // canonicalize, pack, vectorize), so no phase holds a stale reference to an
@@ -42,7 +54,10 @@
 // add as two separately rounded operations (arith.mulf then arith.addf; no
 // vector.contract lowering is used, since its outer-product and elementwise
 // forms emit vector.fma). Cutting the contracted loop into KC slices only
-// stores the running sum and reloads it, which is exact. The result has the
+// stores the running sum and reloads it, which is exact; the batch, MC and
+// column loops only reorder whole elements; packing and the tiled transpose
+// copy values. A padded element is a zero never stored, or a zero product
+// added to a sum that started at +0 and so is never -0. The result has the
 // bits of the naive loop nest.
 //
 // A tagged op that matches none of the matchers is left alone (it becomes
@@ -217,6 +232,73 @@ module attributes {transform.with_named_sequence} {
     transform.yield %op : !transform.any_op
   }
 
+  // A pack copy (see @pack_mm_f32) of a rank-2 panel (contracted, column)
+  // or a rank-3 one (a unit batch axis first).
+  transform.named_sequence @match_copy2(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.copy"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_copy3(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.copy"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  // A permuting copy (a transpose as niro emits it: one input read through
+  // a permutation, an identity output, a body that yields the input) of
+  // rank 2 or 3.
+  transform.named_sequence @match_transpose2(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      %nin = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %nin, %c1 : !transform.param<i64>
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      transform.match.structured.body %s {passthrough} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @match_transpose3(%op: !transform.any_op {transform.readonly})
+      -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      %nin = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %nin, %c1 : !transform.param<i64>
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      transform.match.structured.body %s {passthrough} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
   // ---- actions ----------------------------------------------------------
 
   // Marking actions: they only name the block kind of each matched op.
@@ -245,6 +327,49 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  transform.named_sequence @mark_copy2(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.pack2" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_copy3(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.pack3" : !transform.any_op
+    transform.yield
+  }
+
+  transform.named_sequence @mark_transpose2(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.transpose2" : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_transpose3(%op: !transform.any_op {transform.readonly}) {
+    transform.annotate %op "niro.transpose3" : !transform.any_op
+    transform.yield
+  }
+
+  // Mark the producer of a contraction's left (right) operand when it is
+  // a transpose. Fail (silenceably) when the operand has no producer op.
+  transform.named_sequence @mark_transposed_lhs(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_producer_of_operand %op[0] : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %p
+        @match_transpose2 -> @mark_transpose2,
+        @match_transpose3 -> @mark_transpose3
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @mark_transposed_rhs(%op: !transform.any_op {transform.readonly}) {
+    %p = transform.get_producer_of_operand %op[1] : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %p
+        @match_transpose2 -> @mark_transpose2,
+        @match_transpose3 -> @mark_transpose3
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+
+  // Vectorizes one op; fails (silenceably) when it has a dynamic shape.
+  transform.named_sequence @vectorize_one(%op: !transform.any_op {transform.consumed}) {
+    transform.structured.vectorize %op : !transform.any_op
+    transform.yield
+  }
+
   // Peels the last, partial iteration of each loop into a loop of its own.
   // Fails (silenceably) for a loop whose step divides its trip count, after
   // peeling the others; callers include it with failures(suppress).
@@ -253,51 +378,72 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
-  // Tiles rank-3 contractions: the contracted loop by KC = 128 (a cache
-  // block), then the register block 4 x W (W = 16 for f32, 8 for f64) with
-  // the column loop outside the row loop, so that one packed KC x W panel of
-  // the right operand serves every row block; then peels the remainder of
-  // the row, column and contracted loops.
+  // Tiles rank-3 contractions: the contracted loop by KC (a cache block:
+  // 256 f32 or 128 f64 elements, 1 KB of a left row either way), the rows
+  // of each KC slice by MC = 256 (a row block whose left slice, 256 KB,
+  // stays in L2 while every column panel reads it), then the register
+  // block 4 x W (W = 16 for f32, 8 for f64: 64 bytes) with the column loop
+  // outside the row loop, so that one packed KC x W panel of the right
+  // operand (16 KB or 8 KB, in L1) serves the 64 row blocks of an MC
+  // block; then peels the remainder of the row, column, MC and contracted
+  // loops.
   transform.named_sequence @tile_mm16(%ops: !transform.any_op {transform.consumed}) {
-    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
+    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 256]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [4, 16, 0] interchange = [1, 0, 2]
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [4, 16, 0] interchange = [1, 0, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
   transform.named_sequence @tile_mm8(%ops: !transform.any_op {transform.consumed}) {
     %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 128]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [4, 8, 0] interchange = [1, 0, 2]
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [4, 8, 0] interchange = [1, 0, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
 
-  // Tiles rank-4 (batched) contractions: one batch at a time, otherwise as
-  // @tile_mm16 and @tile_mm8.
+  // Tiles rank-4 (batched) contractions: one batch at a time (the batch
+  // loop outermost, so each product's result stays in cache across its KC
+  // slices), otherwise as @tile_mm16 and @tile_mm8.
   transform.named_sequence @tile_bmm16(%ops: !transform.any_op {transform.consumed}) {
-    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 0, 128]
+    %one, %batch = transform.structured.tile_using_for %ops tile_sizes [1, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %batch, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [1, 4, 16, 0] interchange = [0, 2, 1, 3]
-      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %slices, %kc = transform.structured.tile_using_for %one tile_sizes [0, 0, 0, 256]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [0, 256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [0, 4, 16, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
   transform.named_sequence @tile_bmm8(%ops: !transform.any_op {transform.consumed}) {
-    %slices, %kc = transform.structured.tile_using_for %ops tile_sizes [0, 0, 0, 128]
+    %one, %batch = transform.structured.tile_using_for %ops tile_sizes [1, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
-    %blocks, %batch, %cols, %rows = transform.structured.tile_using_for %slices tile_sizes [1, 4, 8, 0] interchange = [0, 2, 1, 3]
-      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %slices, %kc = transform.structured.tile_using_for %one tile_sizes [0, 0, 0, 128]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %rowblocks, %mc = transform.structured.tile_using_for %slices tile_sizes [0, 256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %blocks, %cols, %rows = transform.structured.tile_using_for %rowblocks tile_sizes [0, 4, 8, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @peel failures(suppress) (%rows) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%cols) : (!transform.op<"scf.for">) -> ()
+    transform.include @peel failures(suppress) (%mc) : (!transform.op<"scf.for">) -> ()
     transform.include @peel failures(suppress) (%kc) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
@@ -347,6 +493,29 @@ module attributes {transform.with_named_sequence} {
     transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
     transform.yield
   }
+  // As @pack_mm_f32 and @pack_bmm_f32 for half-precision operands (f16 or
+  // bf16) accumulated in f32: the padding values are strings, which the
+  // pad parses in each operand's own element type.
+  transform.named_sequence @pack_mm_half(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = ["0.0", "0.0", "0.0"],
+        padding_dimensions = [0, 1, 2],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @pack_bmm_half(%block: !transform.any_op {transform.consumed}) {
+    %padded, %pad, %copy = transform.structured.pad %block {
+        padding_values = ["0.0", "0.0", "0.0"],
+        padding_dimensions = [0, 1, 2, 3],
+        nofold_flags = [0, 1, 0],
+        copy_back_op = "none"}
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op)
+    transform.include @hoist_out_of_one_loop failures(suppress) (%pad) : (!transform.any_op) -> ()
+    transform.yield
+  }
   transform.named_sequence @hoist_out_of_one_loop(%pad: !transform.any_op {transform.consumed}) {
     %hoisted = transform.structured.hoist_pad %pad by 1 loops : (!transform.any_op) -> !transform.any_op
     transform.yield
@@ -369,6 +538,40 @@ module attributes {transform.with_named_sequence} {
         @match_mm_half -> @mark_mmh16,
         @match_bmm_half -> @mark_bmmh16
       : (!transform.any_op) -> !transform.any_op
+
+    // A transpose feeding an operand (Gemm's transA or transB, a MatMul of
+    // a transposed tensor) is tiled into 16 x 16 blocks, peeled, and (below)
+    // vectorized, so that it reads and writes 16 cache lines at a time
+    // instead of reading its input down a column. The contraction then
+    // packs the transposed result like any operand. (A copy changes no
+    // value. Canonicalization gives each tile a fresh tensor.empty, since
+    // its body never reads the destination; passes.txt's
+    // eliminate-empty-tensors and cse make the tiles write in place.)
+    %live = transform.structured.match ops{["linalg.generic"]} attributes {niro.contraction} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %live : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.include @mark_transposed_lhs failures(suppress) (%c) : (!transform.any_op) -> ()
+      transform.include @mark_transposed_rhs failures(suppress) (%c) : (!transform.any_op) -> ()
+    }
+    %tr2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tr2 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      %tt, %tl0, %tl1 = transform.structured.tile_using_for %t tile_sizes [16, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+      transform.include @peel failures(suppress) (%tl1) : (!transform.op<"scf.for">) -> ()
+      transform.include @peel failures(suppress) (%tl0) : (!transform.op<"scf.for">) -> ()
+    }
+    %tr3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %tr3 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      %tt, %tl0, %tl1, %tl2 = transform.structured.tile_using_for %t tile_sizes [1, 16, 16]
+        : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+      transform.include @peel failures(suppress) (%tl2) : (!transform.op<"scf.for">) -> ()
+      transform.include @peel failures(suppress) (%tl1) : (!transform.op<"scf.for">) -> ()
+    }
 
     // Tile and peel.
     %mm16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mm16} in %root
@@ -420,6 +623,18 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%block: !transform.any_op):
       transform.include @pack_bmm_f64 failures(suppress) (%block) : (!transform.any_op) -> ()
     }
+    %pk_mm_half = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_mmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_mm_half : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_mm_half failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
+    %pk_bmm_half = transform.structured.match ops{["linalg.generic"]} attributes {niro.block_bmmh16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %pk_bmm_half : !transform.any_op {
+    ^bb0(%block: !transform.any_op):
+      transform.include @pack_bmm_half failures(suppress) (%block) : (!transform.any_op) -> ()
+    }
     // Write the copies as linalg.copy into fresh buffers: a tensor.pad
     // would bufferize to memref.copy between strided buffers, which becomes
     // a call into the MLIR runtime library.
@@ -429,6 +644,26 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+
+    // Tile each pack copy by rows of the panel (one W-wide vector load and
+    // store per row once vectorized below; left as it is, the copy would be
+    // a scalar loop nest). niro emits no linalg.copy of its own, so every
+    // copy here is a pack.
+    %packs = transform.structured.match ops{["linalg.copy"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %packs
+        @match_copy2 -> @mark_copy2,
+        @match_copy3 -> @mark_copy3
+      : (!transform.any_op) -> !transform.any_op
+    %pack2 = transform.structured.match ops{["linalg.copy"]} attributes {niro.pack2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %prow2, %ploop2 = transform.structured.tile_using_for %pack2 tile_sizes [1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %pack3 = transform.structured.match ops{["linalg.copy"]} attributes {niro.pack3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %prow3, %pbatch3, %ploop3 = transform.structured.tile_using_for %pack3 tile_sizes [1, 1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %prows = transform.merge_handles %prow2, %prow3 : !transform.any_op
 
     // Vectorize the blocks, contracted loop by 1 outside each. The block's
     // loops are first interchanged to put the contracted one first, so that
@@ -460,6 +695,18 @@ module attributes {transform.with_named_sequence} {
     %steps = transform.merge_handles %steps3, %steps4 : !transform.any_op
     %kloops = transform.merge_handles %k3, %k4 : !transform.op<"scf.for">
     transform.structured.vectorize %steps : !transform.any_op
+    transform.structured.vectorize %prows : !transform.any_op
+    // The transpose tiles, static after peeling (a dynamic one stays a
+    // scalar loop nest): one vector.transpose of 16 x 16 elements each.
+    %trt2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %trt3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.transpose3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %trt = transform.merge_handles %trt2, %trt3 : !transform.any_op
+    transform.foreach %trt : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_one failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
     transform.apply_patterns to %root {
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
       transform.apply_patterns.vector.transfer_permutation_patterns

@@ -17,6 +17,7 @@ type matmulCase struct {
 	batch, m, n, k int
 	elem           string // accumulator and result: f32 or f64
 	in             string // operands, when not elem: f16 or bf16 (with elem f32)
+	transB         bool   // the right operand arrives as N x K, transposed by a generic first
 }
 
 func (c matmulCase) String() string {
@@ -27,7 +28,36 @@ func (c matmulCase) String() string {
 	if c.batch > 0 {
 		s = fmt.Sprintf("b%d_%s", c.batch, s)
 	}
+	if c.transB {
+		s += "_transB"
+	}
 	return s
+}
+
+// transposedRHS rewrites a module from mixedMatmulModule so that its right
+// operand arrives as [batch x] N x K and is transposed to K x N by a
+// generic (the form niro emits for Gemm's transB) before the contraction.
+func transposedRHS(module string, batch, m, n, k int, in string) string {
+	pre := ""
+	if batch > 0 {
+		pre = fmt.Sprintf("%dx", batch)
+	}
+	kn := fmt.Sprintf("tensor<%s%dx%dx%s>", pre, k, n, in)
+	nk := fmt.Sprintf("tensor<%s%dx%dx%s>", pre, n, k, in)
+	maps := `[affine_map<(d0, d1) -> (d1, d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]`
+	if batch > 0 {
+		maps = `[affine_map<(b, d0, d1) -> (b, d1, d0)>, affine_map<(b, d0, d1) -> (b, d0, d1)>], iterator_types = ["parallel", "parallel", "parallel"]`
+	}
+	module = strings.Replace(module, "%arg1: "+kn, "%arg1t: "+nk, 1)
+	i := strings.Index(module, "{\n") + 2
+	tr := fmt.Sprintf(`  %%t0 = tensor.empty() : %[1]s
+  %%arg1 = linalg.generic {indexing_maps = %[3]s}
+      ins(%%arg1t : %[2]s) outs(%%t0 : %[1]s) {
+  ^bb0(%%x: %[4]s, %%y: %[4]s):
+    linalg.yield %%x : %[4]s
+  } -> %[1]s
+`, kn, nk, maps, in)
+	return module[:i] + tr + module[i:]
 }
 
 // width is the register block's column count: 64 bytes of elements.
@@ -83,7 +113,11 @@ func runMatmuls(t *testing.T, tc *Toolchain, p Pipeline, cases []matmulCase, see
 		if in == "" {
 			in = c.elem
 		}
-		module.WriteString(mixedMatmulModule(fmt.Sprintf("mm_%d", i), c.batch, c.m, c.n, c.k, in, c.elem))
+		mod := mixedMatmulModule(fmt.Sprintf("mm_%d", i), c.batch, c.m, c.n, c.k, in, c.elem)
+		if c.transB {
+			mod = transposedRHS(mod, c.batch, c.m, c.n, c.k, in)
+		}
+		module.WriteString(mod)
 		calls = append(calls, ioCall{
 			fn:     fmt.Sprintf("mm_%d", i),
 			inputs: []string{pa, pb}, outputs: []string{pc},
@@ -110,6 +144,15 @@ func runMatmuls(t *testing.T, tc *Toolchain, p Pipeline, cases []matmulCase, see
 		sa, sb := c.m*c.k, c.k*c.n
 		for bi := 0; bi < max(c.batch, 1); bi++ {
 			ab, bb := inputs[i].a[bi*sa:(bi+1)*sa], inputs[i].b[bi*sb:(bi+1)*sb]
+			if c.transB { // bb is N x K
+				t := make([]float64, len(bb))
+				for r := 0; r < c.k; r++ {
+					for col := 0; col < c.n; col++ {
+						t[r*c.n+col] = bb[col*c.k+r]
+					}
+				}
+				bb = t
+			}
 			if c.elem == "f64" {
 				w = append(w, naiveF64(ab, bb, c.m, c.n, c.k)...)
 			} else {
@@ -188,6 +231,28 @@ func TestScheduleExact(t *testing.T) {
 		{m: 13, n: 37, k: 150, elem: "f32", in: "f16"},
 		{m: 6, n: 20, k: 9, elem: "f32", in: "bf16"},
 		{batch: 2, m: 5, n: 17, k: 4, elem: "f32", in: "f16"},
+		// More rows than the MC = 256 row block: a full block and a
+		// remainder of 1, of 88, of 257 (itself a block and a row), of a
+		// multiple of 4; with contracted remainders; f64, batched, half.
+		{m: 257, n: 263, k: 300, elem: "f32"},
+		{m: 600, n: 70, k: 260, elem: "f32"},
+		{m: 513, n: 33, k: 129, elem: "f32"},
+		{m: 512, n: 16, k: 128, elem: "f32"}, // every loop divides
+		{m: 260, n: 35, k: 513, elem: "f32"}, // contracted remainder of 1 past two f32 KC blocks
+		{m: 8, n: 16, k: 257, elem: "f32", in: "f16"},
+		{batch: 2, m: 9, n: 17, k: 300, elem: "f32"},
+		{m: 259, n: 17, k: 131, elem: "f64"},
+		{m: 520, n: 9, k: 5, elem: "f64"},
+		{batch: 2, m: 300, n: 20, k: 130, elem: "f32"},
+		{batch: 3, m: 261, n: 9, k: 5, elem: "f64"},
+		{m: 270, n: 19, k: 140, elem: "f32", in: "bf16"},
+		{batch: 2, m: 258, n: 18, k: 3, elem: "f32", in: "f16"},
+		// A right operand transposed first (Gemm's transB): the transpose
+		// is tiled, the contraction packs its result.
+		{m: 37, n: 53, k: 29, elem: "f32", transB: true},
+		{m: 270, n: 40, k: 150, elem: "f32", transB: true},
+		{m: 9, n: 19, k: 17, elem: "f64", transB: true},
+		{batch: 2, m: 7, n: 33, k: 20, elem: "f32", transB: true},
 	}
 	// Every column remainder and every row count.
 	for n := 1; n <= 33; n++ {
@@ -235,14 +300,26 @@ func TestNoFMA(t *testing.T) {
 	tc := needTools(t)
 	ctx := context.Background()
 	host := pipeline(t, "host")
-	for _, elem := range []string{"f32", "f64"} {
+	for _, c := range []struct {
+		name, elem, module string
+	}{
+		{"f32", "f32", matmulModule("matmul", 0, 37, 53, 29, "f32")},
+		{"f64", "f64", matmulModule("matmul", 0, 37, 53, 29, "f64")},
+		// Past the MC row block, with remainders everywhere.
+		{"f32_rows300", "f32", matmulModule("matmul", 0, 300, 53, 140, "f32")},
+		{"f64_rows300", "f64", matmulModule("matmul", 0, 300, 21, 140, "f64")},
+		{"f32_batched", "f32", matmulModule("matmul", 2, 270, 20, 130, "f32")},
+		{"f16", "f32", mixedMatmulModule("matmul", 0, 270, 37, 150, "f16", "f32")},
+		{"f32_transB", "f32", transposedRHS(matmulModule("matmul", 0, 270, 40, 150, "f32"), 0, 270, 40, 150, "f32")},
+	} {
+		elem := c.name
 		res, err := tc.Build(ctx, BuildRequest{
-			MLIR:     matmulModule("matmul", 0, 37, 53, 29, elem),
+			MLIR:     c.module,
 			Pipeline: host,
 			Emit:     []Kind{KindLL, KindAsm},
 		})
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", elem, err)
 		}
 		for _, bad := range []string{"fma", "fmuladd", " contract "} {
 			if strings.Contains(res.LL, bad) {
@@ -253,9 +330,60 @@ func TestNoFMA(t *testing.T) {
 		if m := regexp.MustCompile(`(?m)^\s*vf(n?)m(add|sub)\S*`).FindString(asm); m != "" {
 			t.Errorf("%s: assembly contains a fused multiply-add: %s", elem, strings.TrimSpace(m))
 		}
-		suffix := map[string]string{"f32": "ps", "f64": "pd"}[elem]
+		suffix := map[string]string{"f32": "ps", "f64": "pd"}[c.elem]
 		if !strings.Contains(asm, "vmul"+suffix) || !strings.Contains(asm, "vadd"+suffix) {
 			t.Errorf("%s: assembly lacks vmul%s/vadd%s: the block was not vectorized", elem, suffix, suffix)
+		}
+	}
+}
+
+// dynamicHalfModule is a matmul with dynamic row and column extents over
+// half-precision operands (in: f16 or bf16) accumulated in f32.
+func dynamicHalfModule(name, in string) string {
+	return fmt.Sprintf(`func.func @%[1]s(%%arg0: tensor<?x29x%[2]s>, %%arg1: tensor<29x?x%[2]s>) -> tensor<?x?xf32> {
+  %%c0 = arith.constant 0 : index
+  %%c1 = arith.constant 1 : index
+  %%m = tensor.dim %%arg0, %%c0 : tensor<?x29x%[2]s>
+  %%n = tensor.dim %%arg1, %%c1 : tensor<29x?x%[2]s>
+  %%0 = tensor.empty(%%m, %%n) : tensor<?x?xf32>
+  %%cst = arith.constant 0.000000e+00 : f32
+  %%1 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> ()>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+      ins(%%cst : f32) outs(%%0 : tensor<?x?xf32>) {
+  ^bb0(%%in: f32, %%out: f32):
+    linalg.yield %%in : f32
+  } -> tensor<?x?xf32>
+  %%2 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]}
+      ins(%%arg0, %%arg1 : tensor<?x29x%[2]s>, tensor<29x?x%[2]s>) outs(%%1 : tensor<?x?xf32>) attrs = {niro.contraction} {
+  ^bb0(%%x: %[2]s, %%y: %[2]s, %%out: f32):
+    %%a = arith.extf %%x : %[2]s to f32
+    %%b = arith.extf %%y : %[2]s to f32
+    %%3 = arith.mulf %%a, %%b : f32
+    %%4 = arith.addf %%out, %%3 : f32
+    linalg.yield %%4 : f32
+  } -> tensor<?x?xf32>
+  return %%2 : tensor<?x?xf32>
+}
+`, name, in)
+}
+
+// TestScheduleDynamicHalf lowers half-precision products with dynamic row
+// and column extents through the host pipeline: their panels are packed
+// (padded), which gives every leftover block a static shape, so the
+// schedule vectorizes them (it used to fail with "Attempted to vectorize").
+func TestScheduleDynamicHalf(t *testing.T) {
+	tc := needTools(t)
+	for _, in := range []string{"f16", "bf16"} {
+		lowered, err := tc.Lower(context.Background(), dynamicHalfModule("mm", in), pipeline(t, "host"))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if !regexp.MustCompile(`llvm\.fmul .*: vector<16xf32>`).MatchString(lowered) {
+			t.Errorf("%s: no vector<16xf32> multiply in the lowered module: the schedule did not fire", in)
+		}
+		for _, bad := range []string{"llvm.intr.fma", "llvm.intr.fmuladd"} {
+			if strings.Contains(lowered, bad) {
+				t.Errorf("%s: lowered module contains %q", in, bad)
+			}
 		}
 	}
 }
