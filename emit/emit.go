@@ -351,6 +351,10 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.topk(op)
 	case *niro.MatMul:
 		fe.matmul(op)
+	case *niro.Conv:
+		fe.conv(op)
+	case *niro.Pool:
+		fe.pool(op)
 	case *niro.Call:
 		fe.call(op)
 	case *niro.Branch:
