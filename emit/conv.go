@@ -140,7 +140,7 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	}
 	for i := 0; i < S; i++ {
 		o, k := d(P-S+i), d(cDim+1+i)
-		xExprs = append(xExprs, fmt.Sprintf("%s * %d + %s * %d", o, op.Strides[i], k, op.Dilations[i]))
+		xExprs = append(xExprs, windowExpr(o, op.Strides[i], k, op.Dilations[i]))
 		wExprs = append(wExprs, k)
 	}
 	iters := parallel(L)
@@ -209,4 +209,15 @@ func tailGroups(from, n int) string {
 		fmt.Fprintf(&sb, ", [%d]", from+i)
 	}
 	return sb.String()
+}
+
+// windowExpr returns the affine expression o·s + k·d, without factors of 1.
+func windowExpr(o string, s int64, k string, d int64) string {
+	term := func(v string, f int64) string {
+		if f == 1 {
+			return v
+		}
+		return fmt.Sprintf("%s * %d", v, f)
+	}
+	return term(o, s) + " + " + term(k, d)
 }

@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -72,7 +71,7 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 	}
 	for i := 0; i < S; i++ {
 		o, k := d(2+i), d(P+i)
-		xExprs = append(xExprs, fmt.Sprintf("%s * %d + %s * %d", o, op.Strides[i], k, op.Dilations[i]))
+		xExprs = append(xExprs, windowExpr(o, op.Strides[i], k, op.Dilations[i]))
 		kExprs = append(kExprs, k)
 	}
 	iters := parallel(L)
