@@ -355,6 +355,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.conv(op)
 	case *niro.Pool:
 		fe.pool(op)
+	case *niro.MaxPoolIndices:
+		fe.maxPoolIndices(op)
 	case *niro.Call:
 		fe.call(op)
 	case *niro.Branch:

@@ -208,3 +208,146 @@ func poolCounts(D, O, k, s, dl, lo, hi int64, includePad bool) []int64 {
 	}
 	return out
 }
+
+// maxPoolIndices lowers MaxPoolIndices: X padded with the lowest value
+// (so that every read is in range), then one generic over (n, c, o…, k…)
+// with two accumulators, the best value and its flattened index (−1 at
+// first). A position inside X is taken when no position was taken yet or
+// its value is strictly larger (ordered compare): the first maximum, as
+// ONNX's reference picks it.
+func (fe *funcEmitter) maxPoolIndices(op *niro.MaxPoolIndices) {
+	res, x := op.Result, op.X
+	rt, ok := rankedTensor(res)
+	xt, ok1 := rankedTensor(x)
+	if !ok || !ok1 || !rt.HasStaticShape() || !xt.HasStaticShape() {
+		fe.opErrorf(op, "%s %s: needs static shapes, got %s -> %s", op.Name(), name(res), typeName(x.Type), typeName(res.Type))
+		return
+	}
+	elem, err := scalarType(xt.Elem)
+	if err != nil {
+		fe.typ(x)
+		return
+	}
+	S := xt.Rank() - 2
+	if len(op.Kernel) != S || len(op.Pads) != 2*S || len(op.Strides) != S || len(op.Dilations) != S {
+		fe.opErrorf(op, "%s %s: invalid window parameters", op.Name(), name(res))
+		return
+	}
+	lo := make([]int64, S+2)
+	hi := make([]int64, S+2)
+	for i := 0; i < S; i++ {
+		lo[2+i], hi[2+i] = op.Pads[i], op.Pads[S+i]
+		D, O := xt.Dims[2+i], rt.Dims[2+i]
+		if need := (O-1)*op.Strides[i] + (op.Kernel[i]-1)*op.Dilations[i] + 1 - (D + lo[2+i] + hi[2+i]); need > 0 {
+			hi[2+i] += need
+		}
+	}
+	lowest, err := fe.reduceInit(niro.ReduceMax, xt.Elem)
+	if err != nil {
+		fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
+		return
+	}
+	xp, xdims := fe.padWith(name(x), fe.typ(x), xt.Dims, elem, lo, hi, lowest)
+	xtyp := tensorTypeOf(xdims, elem)
+	P := 2 + S
+	L := P + S
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	xExprs := []string{d(0), d(1)}
+	var kExprs, oExprs []string
+	for i := 0; i < P; i++ {
+		oExprs = append(oExprs, d(i))
+	}
+	for i := 0; i < S; i++ {
+		xExprs = append(xExprs, windowExpr(d(2+i), op.Strides[i], d(P+i), op.Dilations[i]))
+		kExprs = append(kExprs, d(P+i))
+	}
+	iters := parallel(L)
+	for i := P; i < L; i++ {
+		iters[i] = "reduction"
+	}
+	window := fe.empty(op.Kernel, elem, nil)
+	valTyp := tensorTypeOf(rt.Dims, elem)
+	vals := fe.fill(fe.empty(rt.Dims, elem, nil), valTyp, elem, lowest, P)
+	idxs := fe.fill(fe.empty(rt.Dims, "i64", nil), fe.typ(res), "i64", fe.intConst(niro.I64, -1), P)
+	plane := int64(1)
+	for _, D := range xt.Dims[2:] {
+		plane *= D
+	}
+	both := fe.tmp()
+	fe.genericMulti(both, iters,
+		[]genericOperand{
+			{name: xp, typ: xtyp, elem: elem, amap: affineMap(L, xExprs)},
+			{name: window, typ: tensorTypeOf(op.Kernel, elem), elem: elem, amap: affineMap(L, kExprs)},
+		},
+		[]genericOperand{
+			{name: vals, typ: valTyp, elem: elem, amap: affineMap(L, oExprs)},
+			{name: idxs, typ: fe.typ(res), elem: "i64", amap: affineMap(L, oExprs)},
+		}, func(args []string) []string {
+			v, best, bestIdx := args[0], args[2], args[3]
+			ix := func(j int) string {
+				t := fe.tmp()
+				fe.line("%s = linalg.index %d : index", t, j)
+				return t
+			}
+			mul := func(a string, n int64) string {
+				t := fe.tmp()
+				fe.line("%s = arith.muli %s, %s : index", t, a, fe.index(n))
+				return t
+			}
+			add := func(a, b string) string {
+				t := fe.tmp()
+				fe.line("%s = arith.addi %s, %s : index", t, a, b)
+				return t
+			}
+			// (n·C + c)·plane
+			flat := mul(add(mul(ix(0), xt.Dims[1]), ix(1)), plane)
+			pos := make([]string, S)
+			inside := ""
+			for a := 0; a < S; a++ {
+				p := add(mul(ix(2+a), op.Strides[a]), mul(ix(P+a), op.Dilations[a]))
+				src := fe.tmp()
+				fe.line("%s = arith.subi %s, %s : index", src, p, fe.index(op.Pads[a]))
+				ge, lt, in := fe.tmp(), fe.tmp(), fe.tmp()
+				fe.line("%s = arith.cmpi sge, %s, %s : index", ge, src, fe.index(0))
+				fe.line("%s = arith.cmpi slt, %s, %s : index", lt, src, fe.index(xt.Dims[2+a]))
+				fe.line("%s = arith.andi %s, %s : i1", in, ge, lt)
+				if inside != "" {
+					both := fe.tmp()
+					fe.line("%s = arith.andi %s, %s : i1", both, inside, in)
+					in = both
+				}
+				inside, pos[a] = in, src
+			}
+			sp := ""
+			if op.StorageOrder == 0 {
+				sp = pos[0]
+				for a := 1; a < S; a++ {
+					sp = add(mul(sp, xt.Dims[2+a]), pos[a])
+				}
+			} else {
+				sp = pos[S-1]
+				for a := S - 2; a >= 0; a-- {
+					sp = add(mul(sp, xt.Dims[2+a]), pos[a])
+				}
+			}
+			flat = add(flat, sp)
+			first, better, either, take := fe.tmp(), fe.tmp(), fe.tmp(), fe.tmp()
+			fe.line("%s = arith.cmpi slt, %s, %s : i64", first, bestIdx, fe.intConst(niro.I64, 0))
+			switch {
+			case xt.Elem.IsFloat():
+				fe.line("%s = arith.cmpf ogt, %s, %s : %s", better, v, best, elem)
+			case xt.Elem.IsSigned():
+				fe.line("%s = arith.cmpi sgt, %s, %s : %s", better, v, best, elem)
+			default:
+				fe.line("%s = arith.cmpi ugt, %s, %s : %s", better, v, best, elem)
+			}
+			fe.line("%s = arith.ori %s, %s : i1", either, first, better)
+			fe.line("%s = arith.andi %s, %s : i1", take, inside, either)
+			fi, nv, ni := fe.tmp(), fe.tmp(), fe.tmp()
+			fe.line("%s = arith.index_cast %s : index to i64", fi, flat)
+			fe.line("%s = arith.select %s, %s, %s : %s", nv, take, v, best, elem)
+			fe.line("%s = arith.select %s, %s, %s : i64", ni, take, fi, bestIdx)
+			return []string{nv, ni}
+		})
+	fe.rename2(both+"#1", name(res), fe.typ(res))
+}

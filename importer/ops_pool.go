@@ -80,10 +80,6 @@ func (nc *nodeCtx) pool(k niro.PoolKind) error {
 	if nc.err != nil {
 		return nc.err
 	}
-	if len(nc.n.Outputs) > 1 && nc.n.Outputs[1] != nil && nc.n.Outputs[1].Name != "" {
-		nc.notYet("MaxPool's Indices output is not supported yet")
-		return nc.err
-	}
 	s := len(xd) - 2
 	kernel, ok := nc.attrInts("kernel_shape")
 	if !ok || len(kernel) != s {
@@ -98,6 +94,10 @@ func (nc *nodeCtx) pool(k niro.PoolKind) error {
 		op.P = nc.lpExponent()
 	}
 	nc.out(0, nc.op(op))
+	if len(nc.n.Outputs) > 1 && nc.n.Outputs[1] != nil && nc.n.Outputs[1].Name != "" {
+		nc.out(1, nc.op(&niro.MaxPoolIndices{Kernel: op.Kernel, Strides: strides, Dilations: dilations, Pads: pads,
+			CeilMode: op.CeilMode, StorageOrder: nc.attrInt("storage_order", 0), X: x}))
+	}
 	return nc.err
 }
 

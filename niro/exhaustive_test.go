@@ -162,6 +162,9 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.Pool": unary(types(niro.Tensor(niro.F32, 1, 2, 5)), types(niro.Tensor(niro.F32, 1, 2, 3)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.Pool{Kind: niro.PoolAvg, Kernel: []int64{2}, Strides: []int64{2}, Dilations: []int64{1}, Pads: []int64{1, 0}, CountIncludePad: true, X: a[0]})...)
 		}),
+		"*niro.MaxPoolIndices": unary(types(niro.Tensor(niro.F32, 1, 2, 5)), types(niro.Tensor(niro.I64, 1, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.MaxPoolIndices{Kernel: []int64{2}, Strides: []int64{2}, Dilations: []int64{1}, Pads: []int64{1, 0}, StorageOrder: 1, X: a[0]})...)
+		}),
 		"*niro.Call": func() *niro.Module {
 			m := niro.NewModule()
 			callee := m.DeclareFunction("callee", sig(types(niro.F32), types(niro.F32, niro.Bool)))

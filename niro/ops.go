@@ -17,6 +17,7 @@ package niro
 //   - [*Pad]: padding and cropping (pad.go).
 //   - [*Conv]: convolution (conv.go).
 //   - [*Pool]: max, average and Lp pooling windows (pool.go).
+//   - [*MaxPoolIndices]: the positions of max_pool's maxima (pool.go).
 //   - [*MatMul]: matrix product, with broadcasting batch axes.
 //   - [*Transpose]: dimension permutation.
 //   - [*TensorExtract]: one element of a ranked tensor.
@@ -269,7 +270,7 @@ func OpKinds() []Op {
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
 		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
 		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
-		&MatMul{}, &Conv{}, &Pool{}, &Call{}, &Branch{}, &CondBranch{},
+		&MatMul{}, &Conv{}, &Pool{}, &MaxPoolIndices{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -302,6 +303,7 @@ var (
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Conv)(nil)
 	_ Op = (*Pool)(nil)
+	_ Op = (*MaxPoolIndices)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
 	_ Op = (*CondBranch)(nil)

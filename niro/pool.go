@@ -161,3 +161,71 @@ func init() {
 		}})
 	}
 }
+
+// MaxPoolIndices gives, for each window of a max_pool with the same
+// parameters, the i64 position in X of the window's first largest
+// element (the first position inside X, and after it each strictly larger
+// one: a NaN is taken only as the first), flattened as ONNX MaxPool's
+// Indices output: (n·C + c)·D1⋯Ds plus the spatial position in row-major
+// order (StorageOrder 0) or column-major order (1).
+//
+// Example printed form:
+//
+//	%1 = max_pool_indices %0 {dilations = [1, 1], kernel = [2, 2], pads = [0, 0, 0, 0], storage_order = 1, strides = [2, 2]} : (tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xi64>
+type MaxPoolIndices struct {
+	Loc
+	noRegions
+	noSuccessors
+	Kernel       []int64
+	Strides      []int64
+	Dilations    []int64
+	Pads         []int64
+	CeilMode     bool
+	StorageOrder int64
+	Result       Value
+	X            Value
+}
+
+func (*MaxPoolIndices) isOp()                   {}
+func (*MaxPoolIndices) Name() string            { return "max_pool_indices" }
+func (o *MaxPoolIndices) refs() []*Value        { return []*Value{&o.X} }
+func (o *MaxPoolIndices) Operands() []Value     { return valuesOf(o.refs()) }
+func (o *MaxPoolIndices) Results() []Value      { return []Value{o.Result} }
+func (o *MaxPoolIndices) setResults(vs []Value) { o.Result = vs[0] }
+func (o *MaxPoolIndices) print(p *printer)      { p.generic(o) }
+func (o *MaxPoolIndices) verify(v *opVerifier)  { verifyGeneric(v, o) }
+
+// Pool returns the max_pool whose windows o indexes.
+func (o *MaxPoolIndices) Pool() *Pool {
+	return &Pool{Kind: PoolMax, Kernel: o.Kernel, Strides: o.Strides, Dilations: o.Dilations, Pads: o.Pads, CeilMode: o.CeilMode, X: o.X}
+}
+
+func (o *MaxPoolIndices) params() Attrs {
+	a := o.Pool().params()
+	if o.StorageOrder != 0 {
+		a["storage_order"] = IntAttr(o.StorageOrder)
+	}
+	return a
+}
+
+func (o *MaxPoolIndices) inferTypes() ([]Type, error) {
+	if o.StorageOrder != 0 && o.StorageOrder != 1 {
+		return nil, fmt.Errorf("storage_order %d is not 0 or 1", o.StorageOrder)
+	}
+	ts, err := o.Pool().inferTypes()
+	if err != nil {
+		return nil, err
+	}
+	t := ts[0].(TensorType)
+	t.Elem = I64
+	return []Type{t}, nil
+}
+
+func init() {
+	defineOp("max_pool_indices", &opDef{results: 1, operands: 1, make: func(ins, outs []Value, a Attrs) (genericOp, error) {
+		r := readAttrs(a)
+		op := &MaxPoolIndices{Kernel: r.int64s("kernel", true), Strides: r.int64s("strides", true), Dilations: r.int64s("dilations", true),
+			Pads: r.int64s("pads", true), CeilMode: r.bool("ceil_mode"), StorageOrder: int64(r.int("storage_order", 0)), X: ins[0]}
+		return op, r.done("max_pool_indices")
+	}})
+}
