@@ -1,9 +1,12 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"strings"
 	"testing"
 
@@ -185,4 +188,40 @@ func tf64(dims []int64, vals []float64) tensorio.Tensor {
 		binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
 	}
 	return tensorio.Tensor{Elem: niro.F64, Dims: dims, Data: b}
+}
+
+// TestConvSpeed times a 1×64×56×56 input, 3×3 kernel, 64 output
+// channels, pads 1 convolution (0.231 GFLOP) under the host pipeline and
+// logs GFLOP/s. It runs only with NIRO_CONV_BENCH=1.
+func TestConvSpeed(t *testing.T) {
+	if os.Getenv("NIRO_CONV_BENCH") != "1" {
+		t.Skip("set NIRO_CONV_BENCH=1 to time the convolution")
+	}
+	requireTools(t)
+	c := convCase{x: []int64{1, 64, 56, 56}, w: []int64{64, 64, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1}
+	m, err := niro.Parse("speed.niro", []byte(convProgram(c, "f32")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+	tc, err := env.findTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hm, err := env.buildHost(ctx, tc, m, "host")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hm.cleanup()
+	res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{tf32(c.x, seq(numel(c.x), 1)), tf32(c.w, seq(numel(c.w), 0.5))}, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := res.Timings[0]
+	for _, s := range res.Timings {
+		best = min(best, s)
+	}
+	flop := 2.0 * float64(numel(c.out())) * float64(numel(c.w[1:]))
+	t.Logf("conv 1x64x56x56 3x3 -> 64: best %.1f ms, %.2f GFLOP/s", best*1e3, flop/best/1e9)
 }
