@@ -128,8 +128,8 @@ func convProgram(c convCase, e string) string {
 }
 
 // TestE2EConvExact checks Conv at odd sizes (strides, dilations, groups,
-// asymmetric pads, with and without bias; 1, 2 and 3 spatial axes) on f32
-// and f64 bit for bit: host against host-O0 (runNiro) and both against a
+// asymmetric pads, with and without bias; 1, 2 and 3 spatial axes) on f32,
+// f64, f16 and bf16 bit for bit: host against host-O0 (runNiro) and both against a
 // Go loop in the summation order of docs/ops.md.
 func TestE2EConvExact(t *testing.T) {
 	cases := []convCase{
@@ -140,11 +140,15 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{1, 3, 5, 6, 7}, w: []int64{2, 3, 2, 3, 2}, strides: []int64{1, 2, 1}, dilations: []int64{2, 1, 1}, pads: []int64{1, 0, 1, 0, 1, 1}, groups: 1, bias: true},
 	}
 	for i, c := range cases {
-		for _, e := range []string{"f32", "f64"} {
+		for _, e := range []string{"f32", "f64", "f16", "bf16"} {
 			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
 				src := convProgram(c, e)
 				xn, wn, bn := numel(c.x), numel(c.w), int(c.w[0])
 				x32, w32, b32 := seq(xn, 1.5), seq(wn, 0.75), seq(bn, 0.5)
+				if e == "f16" || e == "bf16" {
+					checkHalfConv(t, c, e, src, x32, w32, b32)
+					return
+				}
 				if e == "f32" {
 					in := []tensorio.Tensor{tf32(c.x, x32), tf32(c.w, w32)}
 					if c.bias {
@@ -178,6 +182,46 @@ func TestE2EConvExact(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// checkHalfConv runs c on f16 or bf16 (e) inputs rounded from x, w and b
+// and checks the result bit for bit against the f32 reference on the
+// widened inputs (products of 16-bit floats are exact in f32), rounded
+// once.
+func checkHalfConv(t *testing.T, c convCase, e, src string, x, w, b []float32) {
+	t.Helper()
+	elem, to, from := niro.F16, tensorio.F16FromFloat32, func(h uint16) float32 { return float32(tensorio.F16ToFloat64(h)) }
+	if e == "bf16" {
+		elem, to, from = niro.BF16, tensorio.BF16FromFloat32, func(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
+	}
+	half := func(dims []int64, v []float32) (tensorio.Tensor, []float32) {
+		data := make([]byte, 2*len(v))
+		wide := make([]float32, len(v))
+		for i, f := range v {
+			h := to(f)
+			binary.LittleEndian.PutUint16(data[2*i:], h)
+			wide[i] = from(h)
+		}
+		return tensorio.Tensor{Elem: elem, Dims: dims, Data: data}, wide
+	}
+	xt, xw := half(c.x, x)
+	wt, ww := half(c.w, w)
+	bt, bw := half(c.w[:1], b)
+	in := []tensorio.Tensor{xt, wt}
+	if c.bias {
+		in = append(in, bt)
+	}
+	out := runNiro(t, src, in...)
+	want := convRef(c, xw, ww, bw)
+	got := out[0].Data
+	if len(got) != 2*len(want) {
+		t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+	}
+	for i, v := range want {
+		if g, h := binary.LittleEndian.Uint16(got[2*i:]), to(v); g != h {
+			t.Fatalf("element %d: got %#x, want %#x (%v)", i, g, h, v)
 		}
 	}
 }
