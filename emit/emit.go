@@ -351,6 +351,12 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.topk(op)
 	case *niro.MatMul:
 		fe.matmul(op)
+	case *niro.Conv:
+		fe.conv(op)
+	case *niro.Pool:
+		fe.pool(op)
+	case *niro.MaxPoolIndices:
+		fe.maxPoolIndices(op)
 	case *niro.Call:
 		fe.call(op)
 	case *niro.Branch:

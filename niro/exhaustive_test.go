@@ -156,6 +156,15 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),
+		"*niro.Conv": unary(types(niro.Tensor(niro.F32, 1, 4, 5, 5), niro.Tensor(niro.F32, 6, 2, 3, 2), niro.Tensor(niro.F32, 6)), types(niro.Tensor(niro.F32, 1, 6, 2, 4)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Conv{Strides: []int64{2, 1}, Dilations: []int64{1, 2}, Pads: []int64{0, 1, 0, 0}, Groups: 2, X: a[0], W: a[1], B: a[2]})...)
+		}),
+		"*niro.Pool": unary(types(niro.Tensor(niro.F32, 1, 2, 5)), types(niro.Tensor(niro.F32, 1, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.Pool{Kind: niro.PoolAvg, Kernel: []int64{2}, Strides: []int64{2}, Dilations: []int64{1}, Pads: []int64{1, 0}, CountIncludePad: true, X: a[0]})...)
+		}),
+		"*niro.MaxPoolIndices": unary(types(niro.Tensor(niro.F32, 1, 2, 5)), types(niro.Tensor(niro.I64, 1, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.MaxPoolIndices{Kernel: []int64{2}, Strides: []int64{2}, Dilations: []int64{1}, Pads: []int64{1, 0}, StorageOrder: 1, X: a[0]})...)
+		}),
 		"*niro.Call": func() *niro.Module {
 			m := niro.NewModule()
 			callee := m.DeclareFunction("callee", sig(types(niro.F32), types(niro.F32, niro.Bool)))

@@ -15,6 +15,9 @@ package niro
 //   - [*TopK]: the K largest or smallest elements along an axis, with
 //     their indices (topk.go).
 //   - [*Pad]: padding and cropping (pad.go).
+//   - [*Conv]: convolution (conv.go).
+//   - [*Pool]: max, average and Lp pooling windows (pool.go).
+//   - [*MaxPoolIndices]: the positions of max_pool's maxima (pool.go).
 //   - [*MatMul]: matrix product, with broadcasting batch axes.
 //   - [*Transpose]: dimension permutation.
 //   - [*TensorExtract]: one element of a ranked tensor.
@@ -267,7 +270,7 @@ func OpKinds() []Op {
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
 		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
 		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
-		&MatMul{}, &Call{}, &Branch{}, &CondBranch{},
+		&MatMul{}, &Conv{}, &Pool{}, &MaxPoolIndices{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
 }
@@ -298,6 +301,9 @@ var (
 	_ Op = (*ArgReduce)(nil)
 	_ Op = (*TopK)(nil)
 	_ Op = (*MatMul)(nil)
+	_ Op = (*Conv)(nil)
+	_ Op = (*Pool)(nil)
+	_ Op = (*MaxPoolIndices)(nil)
 	_ Op = (*Call)(nil)
 	_ Op = (*Branch)(nil)
 	_ Op = (*CondBranch)(nil)

@@ -1,0 +1,223 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// padWith writes a generic giving x (static shape dims, element type
+// elem) extended by lo and hi elements on each axis, holding the scalar v
+// outside x; it returns the new tensor's name and shape. Without padding
+// it returns x unchanged.
+func (fe *funcEmitter) padWith(x, xtyp string, dims []int64, elem string, lo, hi []int64, v string) (string, []int64) {
+	any := false
+	for i := range lo {
+		any = any || lo[i] != 0 || hi[i] != 0
+	}
+	if !any {
+		return x, dims
+	}
+	R := len(dims)
+	out := make([]int64, R)
+	for i, d := range dims {
+		out[i] = d + lo[i] + hi[i]
+	}
+	typ := tensorTypeOf(out, elem)
+	dst := fe.empty(out, elem, nil)
+	res := fe.tmp()
+	fe.generic(res, parallel(R),
+		[]genericOperand{{name: v, typ: elem, elem: elem, amap: affineMap(R, nil)}},
+		genericOperand{name: dst, typ: typ, elem: elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			idx := make([]string, R)
+			inside := ""
+			for j := 0; j < R; j++ {
+				i := fe.tmp()
+				fe.line("%s = linalg.index %d : index", i, j)
+				if lo[j] == 0 && hi[j] == 0 {
+					idx[j] = i
+					continue
+				}
+				src := fe.tmp()
+				fe.line("%s = arith.subi %s, %s : index", src, i, fe.index(lo[j]))
+				ge, lt, in := fe.tmp(), fe.tmp(), fe.tmp()
+				fe.line("%s = arith.cmpi sge, %s, %s : index", ge, src, fe.index(0))
+				fe.line("%s = arith.cmpi slt, %s, %s : index", lt, src, fe.index(dims[j]))
+				fe.line("%s = arith.andi %s, %s : i1", in, ge, lt)
+				if inside != "" {
+					both := fe.tmp()
+					fe.line("%s = arith.andi %s, %s : i1", both, inside, in)
+					in = both
+				}
+				inside = in
+				idx[j] = fe.clampIndex(src, dims[j])
+			}
+			e, y := fe.tmp(), fe.tmp()
+			fe.line("%s = tensor.extract %s[%s] : %s", e, x, strings.Join(idx, ", "), xtyp)
+			fe.line("%s = arith.select %s, %s, %s : %s", y, inside, e, args[0], elem)
+			return y
+		})
+	return res, out
+}
+
+// conv lowers Conv. X is first padded with zeros (padWith), so that every
+// read of the window lies inside it. One generic, with the parallel loops
+// (n, m, o1…os) — (n, g, m', o1…os) with groups, the operands expanded to
+// an explicit group axis — then the reduction loops (c, k1…ks) outermost
+// to innermost, adds each product X[n, c, o·s + k·d]·W[m, c, k] to an
+// accumulator filled with zero: the summation order of docs/ops.md. A
+// final generic adds the bias and, for f16 and bf16 (accumulated in f32),
+// rounds once.
+func (fe *funcEmitter) conv(op *niro.Conv) {
+	res, x, w := op.Result, op.X, op.W
+	rt, ok := rankedTensor(res)
+	xt, ok1 := rankedTensor(x)
+	wt, ok2 := rankedTensor(w)
+	if !ok || !ok1 || !ok2 || !rt.HasStaticShape() || !xt.HasStaticShape() || !wt.HasStaticShape() {
+		fe.opErrorf(op, "conv %s: needs static shapes, got (%s, %s) -> %s", name(res), typeName(x.Type), typeName(w.Type), typeName(res.Type))
+		return
+	}
+	elem, err := scalarType(xt.Elem)
+	if err != nil {
+		fe.typ(x)
+		return
+	}
+	half := isHalf(xt.Elem)
+	acc, accElem := elem, xt.Elem
+	if half {
+		acc, accElem = "f32", niro.F32
+	}
+	S := xt.Rank() - 2
+	if len(op.Pads) != 2*S || len(op.Strides) != S || len(op.Dilations) != S || op.Groups < 1 {
+		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))
+		return
+	}
+	lo := make([]int64, S+2)
+	hi := make([]int64, S+2)
+	copy(lo[2:], op.Pads[:S])
+	copy(hi[2:], op.Pads[S:])
+	zero := fe.scalarConst(xt.Elem, 0)
+	xp, xdims := fe.padWith(name(x), fe.typ(x), xt.Dims, elem, lo, hi, zero)
+	xtyp := tensorTypeOf(xdims, elem)
+	wname, wtyp, wdims := name(w), fe.typ(w), wt.Dims
+
+	G := op.Groups
+	grouped := G > 1
+	// Loop dimensions: the parallel ones, then c, then the kernel axes.
+	P := 2 + S
+	outDims := rt.Dims
+	if grouped {
+		P = 3 + S
+		C, M := xdims[1], wdims[0]
+		xe := append([]int64{xdims[0], G, C / G}, xdims[2:]...)
+		xet := tensorTypeOf(xe, elem)
+		t := fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0], [1, 2]%s] output_shape [%s] : %s into %s", t, xp, tailGroups(3, S), dimList(xe), xtyp, xet)
+		xp, xtyp = t, xet
+		we := append([]int64{G, M / G}, wdims[1:]...)
+		wet := tensorTypeOf(we, elem)
+		t = fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0, 1]%s] output_shape [%s] : %s into %s", t, wname, tailGroups(2, S+1), dimList(we), wtyp, wet)
+		wname, wtyp = t, wet
+		outDims = append([]int64{rt.Dims[0], G, rt.Dims[1] / G}, rt.Dims[2:]...)
+	}
+	L := P + 1 + S
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	cDim := P
+	var xExprs, wExprs, oExprs []string
+	for i := 0; i < P; i++ {
+		oExprs = append(oExprs, d(i))
+	}
+	if grouped {
+		xExprs = []string{d(0), d(1), d(cDim)}
+		wExprs = []string{d(1), d(2), d(cDim)}
+	} else {
+		xExprs = []string{d(0), d(cDim)}
+		wExprs = []string{d(1), d(cDim)}
+	}
+	for i := 0; i < S; i++ {
+		o, k := d(P-S+i), d(cDim+1+i)
+		xExprs = append(xExprs, windowExpr(o, op.Strides[i], k, op.Dilations[i]))
+		wExprs = append(wExprs, k)
+	}
+	iters := parallel(L)
+	for i := P; i < L; i++ {
+		iters[i] = "reduction"
+	}
+	accTyp := tensorTypeOf(outDims, acc)
+	init := fe.empty(outDims, acc, nil)
+	filled := fe.fill(init, accTyp, acc, fe.scalarConst(accElem, 0), P)
+	needFinal := half || op.HasBias() || grouped
+	sum := name(res)
+	if needFinal {
+		sum = fe.tmp()
+	}
+	fe.generic(sum, iters,
+		[]genericOperand{
+			{name: xp, typ: xtyp, elem: elem, amap: affineMap(L, xExprs)},
+			{name: wname, typ: wtyp, elem: elem, amap: affineMap(L, wExprs)},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(L, oExprs)},
+		"niro.conv", func(args []string) string {
+			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+			p, s := fe.tmp(), fe.tmp()
+			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+			return s
+		})
+	if !needFinal {
+		return
+	}
+	if grouped {
+		collapsed := tensorTypeOf(rt.Dims, acc)
+		t := name(res)
+		if half || op.HasBias() {
+			t = fe.tmp()
+		}
+		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2]%s] : %s into %s", t, sum, tailGroups(3, S), accTyp, collapsed)
+		if !half && !op.HasBias() {
+			return
+		}
+		sum, accTyp = t, collapsed
+	}
+	R := len(rt.Dims)
+	ins := []genericOperand{{name: sum, typ: accTyp, elem: acc, amap: identityMap(R)}}
+	if op.HasBias() {
+		ins = append(ins, genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(R, []string{"d1"})})
+	}
+	dst := fe.empty(rt.Dims, elem, nil)
+	fe.generic(name(res), parallel(R), ins,
+		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
+				y = s
+			}
+			return fe.narrow(xt.Elem, y)
+		})
+}
+
+// tailGroups returns ", [from], [from+1], …" for n single-axis groups.
+func tailGroups(from, n int) string {
+	var sb strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&sb, ", [%d]", from+i)
+	}
+	return sb.String()
+}
+
+// windowExpr returns the affine expression o·s + k·d, without factors of 1.
+func windowExpr(o string, s int64, k string, d int64) string {
+	term := func(v string, f int64) string {
+		if f == 1 {
+			return v
+		}
+		return fmt.Sprintf("%s * %d", v, f)
+	}
+	return term(o, s) + " + " + term(k, d)
+}
