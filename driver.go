@@ -239,10 +239,14 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	}
 	// A shape depends on an input's value (an axes list or a target shape
 	// fed as an input): compile for the small integer inputs given, as for
-	// their shapes.
+	// their shapes (and small float inputs, such as Resize's scales).
 	values := map[string][]byte{}
 	for i, in := range ordered {
-		if t := entry.Type.Inputs[i].(niro.TensorType); (t.Elem.IsInt() || t.Elem == niro.Bool) && in.Type().NumElements() <= 4096 {
+		t := entry.Type.Inputs[i].(niro.TensorType)
+		small := (t.Elem.IsInt() || t.Elem == niro.Bool) && in.Type().NumElements() <= 4096
+		// Small float inputs too (Resize's scales and roi).
+		small = small || (t.Elem == niro.F32 || t.Elem == niro.F64) && in.Type().NumElements() <= 16
+		if small {
 			values[inputName(entry, i)] = in.Data
 		}
 	}
