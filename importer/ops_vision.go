@@ -1,0 +1,373 @@
+package importer
+
+import (
+	"math"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// Vision ops that decompose into the existing families: LRN,
+// CenterCropPad, MaxUnpool, Col2Im, AffineGrid. Each follows the ONNX
+// reference's order of operations.
+
+// lrnConv maps LRN: square_sum[c] = Σ x[j]² over the channels j in
+// [c − ⌊(size−1)/2⌋, c + ⌈(size−1)/2⌉] ∩ [0, C), summed from the lowest
+// channel (the channel axis zero-padded, then size shifted slices added in
+// order: the zeros add exactly), then y = x / (bias + (alpha/size)·ss)^beta.
+func lrnConv(nc *nodeCtx) error {
+	x := nc.in(0)
+	nc.requireFloat(x)
+	dims, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	if len(dims) < 2 {
+		return nc.errorf("input must have rank 2 or more, has %s", x.Type)
+	}
+	size := nc.attrInt("size", 0)
+	if size < 1 {
+		return nc.errorf("attribute size must be positive")
+	}
+	alpha := nc.attrFloat("alpha", 0.0001)
+	beta := nc.attrFloat("beta", 0.75)
+	bias := nc.attrFloat("bias", 1)
+	c1 := (size - 1) / 2
+	c2 := (size-1+1)/2 + 1 // ⌈(size−1)/2⌉ + 1
+	r := len(dims)
+	nc.out(0, nc.inF32(x, func(x niro.Value) niro.Value {
+		sq := nc.bin(niro.Mul, x, x)
+		low, high := make([]int64, r), make([]int64, r)
+		low[1], high[1] = c1, c2-1
+		p := nc.op(&niro.Pad{Mode: "constant", Low: low, High: high, X: sq, Value: nc.like(x, 0)})
+		var ss niro.Value
+		starts, steps := make([]int64, r), make([]int64, r)
+		for i := range steps {
+			steps[i] = 1
+		}
+		for k := int64(0); k < size; k++ {
+			starts[1] = k
+			t := nc.op(&niro.Slice{Starts: append([]int64{}, starts...), Steps: steps, Shape: dims, X: p})
+			if k == 0 {
+				ss = t
+			} else {
+				ss = nc.bin(niro.Add, ss, t)
+			}
+		}
+		d := nc.bin(niro.Add, nc.like(x, bias), nc.bin(niro.Mul, nc.like(x, alpha/float64(size)), ss))
+		return nc.bin(niro.Div, x, nc.bin(niro.Pow, d, nc.like(x, beta)))
+	}))
+	return nc.err
+}
+
+// centerCropPadConv maps CenterCropPad: per axis, a crop of (in − out)/2
+// elements before (rounded down) or a zero pad of (out − in)/2 before,
+// the rest after: one Pad with negative counts for the crops.
+func centerCropPadConv(nc *nodeCtx) error {
+	x := nc.in(0)
+	dims, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	shape, ok := nc.knownInts(1)
+	if !ok {
+		nc.notYet("input 1 (shape) must be known at compile time, but it is computed at run time")
+		return nc.err
+	}
+	r := len(dims)
+	list := make([]int, r)
+	for i := range list {
+		list[i] = i
+	}
+	if ax, ok := nc.attrInts("axes"); ok {
+		list = list[:0]
+		for _, a := range ax {
+			list = append(list, nc.axis(a, r))
+		}
+	}
+	if len(shape) != len(list) {
+		return nc.errorf("shape has %d elements, want %d", len(shape), len(list))
+	}
+	low, high := make([]int64, r), make([]int64, r)
+	for i, a := range list {
+		in, out := dims[a], shape[i]
+		if out < 0 {
+			return nc.errorf("shape %v is negative", shape)
+		}
+		if out <= in {
+			b := (in - out) / 2
+			low[a], high[a] = -b, -(in - out - b)
+		} else {
+			b := (out - in) / 2
+			low[a], high[a] = b, out-in-b
+		}
+	}
+	if nc.err != nil {
+		return nc.err
+	}
+	nc.out(0, nc.op(&niro.Pad{Mode: "constant", Low: low, High: high, X: x, Value: nc.like(x, 0)}))
+	return nc.err
+}
+
+// poolAttrs reads kernel_shape, strides (default 1), pads (default 0) and
+// dilations (default 1) for n spatial axes.
+func (nc *nodeCtx) poolAttrs(name string, n int) (kernel, strides, pads, dil []int64) {
+	fill := func(attr string, v int64, k int) []int64 {
+		if a, ok := nc.attrInts(attr); ok {
+			if len(a) != k {
+				nc.fail("attribute %s has %d elements, want %d", attr, len(a), k)
+				return make([]int64, k)
+			}
+			return a
+		}
+		out := make([]int64, k)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	if name != "" {
+		kernel, _ = nc.attrInts(name)
+		if len(kernel) != n {
+			nc.fail("attribute %s has %d elements, want %d", name, len(kernel), n)
+			kernel = make([]int64, n)
+		}
+	}
+	return kernel, fill("strides", 1, n), fill("pads", 0, 2*n), fill("dilations", 1, n)
+}
+
+// maxUnpoolConv maps MaxUnpool: a zero tensor of the inferred shape
+// ((in − 1)·stride − pads + kernel per spatial axis), flattened, with X
+// written at the flat positions of I in order (scatter_elements: the later
+// of two writes to one position wins, as in the reference's loop), then
+// zero-padded at the end of each axis to output_shape when given.
+func maxUnpoolConv(nc *nodeCtx) error {
+	x, ind := nc.in(0), nc.indexInput(1)
+	dims, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	if len(dims) < 3 {
+		return nc.errorf("input must have rank 3 or more, has %s", x.Type)
+	}
+	n := len(dims) - 2
+	kernel, strides, pads, _ := nc.poolAttrs("kernel_shape", n)
+	if nc.err != nil {
+		return nc.err
+	}
+	inferred := append([]int64{}, dims[:2]...)
+	for i := 0; i < n; i++ {
+		inferred = append(inferred, (dims[i+2]-1)*strides[i]-(pads[i]+pads[n+i])+kernel[i])
+	}
+	shape := inferred
+	if nc.has(2) {
+		s, ok := nc.knownInts(2)
+		if !ok {
+			nc.notYet("input 2 (output_shape) must be known at compile time, but it is computed at run time")
+			return nc.err
+		}
+		if len(s) != len(dims) {
+			return nc.errorf("output_shape has %d elements, want %d", len(s), len(dims))
+		}
+		shape = s
+	}
+	m, total := product(dims), product(inferred)
+	if total <= 0 || m <= 0 {
+		nc.notYet("MaxUnpool of an empty tensor is not compiled yet")
+		return nc.err
+	}
+	if it := tensorOf(ind); it.Unranked || !it.HasStaticShape() || it.NumElements() != m {
+		return nc.errorf("indices %s must have as many elements as X %s", ind.Type, x.Type)
+	}
+	zero := nc.op(&niro.Broadcast{Shape: []int64{1, total}, X: nc.like(x, 0)})
+	ii := nc.reshape(nc.cast(ind, niro.I64), []int64{1, m})
+	y := nc.op(&niro.Scatter{Kind: niro.ScatterElements, Axis: 1, X: zero, Indices: ii, Updates: nc.reshape(x, []int64{1, m})})
+	y = nc.reshape(y, inferred)
+	low, high := make([]int64, len(dims)), make([]int64, len(dims))
+	pad := false
+	for i := range shape {
+		high[i] = shape[i] - inferred[i]
+		pad = pad || high[i] != 0
+		if high[i] < 0 {
+			return nc.errorf("output_shape %v is smaller than the inferred shape %v", shape, inferred)
+		}
+	}
+	if pad {
+		y = nc.op(&niro.Pad{Mode: "constant", Low: low, High: high, X: y, Value: nc.like(x, 0)})
+	}
+	nc.out(0, y)
+	return nc.err
+}
+
+// col2imConv maps Col2Im: input [N, C·∏block, L] viewed as [N·C, ∏block·L];
+// every element is added (scatter_elements with add, in row-major order,
+// so each image position sums its blocks in ascending kernel offset from
+// 0, as the reference does) at its image position, or at one extra
+// trailing position (dropped afterwards) where it falls into the padding.
+func col2imConv(nc *nodeCtx) error {
+	x := nc.in(0)
+	dims, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	img, ok1 := nc.knownInts(1)
+	block, ok2 := nc.knownInts(2)
+	if !ok1 || !ok2 {
+		nc.notYet("inputs 1 and 2 (image_shape, block_shape) must be known at compile time, but they are computed at run time")
+		return nc.err
+	}
+	n := len(img)
+	if len(block) != n || len(dims) != 3 {
+		return nc.errorf("image_shape %v, block_shape %v and input %s do not agree", img, block, x.Type)
+	}
+	_, strides, pads, dil := nc.poolAttrs("", n)
+	if nc.err != nil {
+		return nc.err
+	}
+	bl := product(block)
+	if bl <= 0 || dims[1]%bl != 0 {
+		return nc.errorf("input %s: axis 1 is not a multiple of the block size %d", x.Type, bl)
+	}
+	cols := make([]int64, n)
+	for i := range cols {
+		cols[i] = (img[i]+pads[i]+pads[n+i]-(dil[i]*(block[i]-1)+1))/strides[i] + 1
+		if cols[i] < 1 {
+			return nc.errorf("no sliding blocks fit axis %d", i)
+		}
+	}
+	L := product(cols)
+	if L != dims[2] {
+		return nc.errorf("input %s: axis 2 must be the block count %d", x.Type, L)
+	}
+	P := product(img)
+	idx := make([]int64, 0, bl*L)
+	off := make([]int64, n)
+	pos := make([]int64, n)
+	for c := int64(0); c < bl; c++ {
+		rest := c
+		for i := n - 1; i >= 0; i-- {
+			off[i] = rest % block[i]
+			rest /= block[i]
+		}
+		for l := int64(0); l < L; l++ {
+			rest := l
+			for i := n - 1; i >= 0; i-- {
+				pos[i] = rest % cols[i]
+				rest /= cols[i]
+			}
+			flat, out := int64(0), false
+			for i := 0; i < n; i++ {
+				v := pos[i]*strides[i] - pads[i] + off[i]*dil[i]
+				if v < 0 || v >= img[i] {
+					out = true
+				}
+				flat = flat*img[i] + v
+			}
+			if out {
+				flat = P
+			}
+			idx = append(idx, flat)
+		}
+	}
+	N, C := dims[0], dims[1]/bl
+	rows := N * C
+	ik := &known{elem: niro.I64, dims: []int64{1, bl * L}, ints: idx}
+	ii := nc.op(&niro.Broadcast{Shape: []int64{rows, bl * L}, X: nc.constKnown(ik)})
+	zero := nc.op(&niro.Broadcast{Shape: []int64{rows, P + 1}, X: nc.like(x, 0)})
+	y := nc.op(&niro.Scatter{Kind: niro.ScatterElements, Axis: 1, Reduction: niro.ScatterAdd, X: zero, Indices: ii,
+		Updates: nc.reshape(x, []int64{rows, bl * L})})
+	y = nc.op(&niro.Slice{Starts: []int64{0, 0}, Steps: []int64{1, 1}, Shape: []int64{rows, P}, X: y})
+	nc.out(0, nc.reshape(y, append([]int64{N, C}, img...)))
+	return nc.err
+}
+
+// affineGridConv maps AffineGrid: the base grid of normalized coordinates
+// (linspace(−1, 1) per axis, or ((2i + 1)/n − 1) without align_corners,
+// computed in float64 and rounded to the type as the reference's numpy
+// code does), with a column of ones, times theta transposed:
+// [N, ∏spatial, r+1] × [N, r+1, r] by a MatMul.
+func affineGridConv(nc *nodeCtx) error {
+	theta := nc.in(0)
+	nc.requireFloat(theta)
+	size, ok := nc.knownInts(1)
+	if !ok {
+		nc.notYet("input 1 (size) must be known at compile time, but it is computed at run time")
+		return nc.err
+	}
+	if nc.err != nil {
+		return nc.err
+	}
+	align := nc.attrInt("align_corners", 0) != 0
+	r := len(size) - 2
+	if r != 2 && r != 3 {
+		return nc.errorf("size %v must have 4 or 5 elements", size)
+	}
+	N, sp := size[0], size[2:]
+	e := elem(theta)
+	lin := func(n int64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			switch {
+			case align && n == 1:
+				out[i] = 0 // numpy's linspace(−1, 1, 1) gives −1; see the docs
+				out[i] = -1
+			case align:
+				out[i] = -1 + 2*float64(i)/float64(n-1)
+			default:
+				out[i] = (2*float64(i)+1)/float64(n) - 1
+			}
+		}
+		return out
+	}
+	// Spatial order is D, H, W (or H, W); the grid's last axis is x, y(, z)
+	// = W, H(, D).
+	cnt := product(sp)
+	g := make([]float64, 0, cnt*int64(r+1))
+	coords := make([][]float64, r)
+	for i := range coords {
+		coords[i] = lin(sp[i])
+	}
+	pos := make([]int64, r)
+	for p := int64(0); p < cnt; p++ {
+		rest := p
+		for i := r - 1; i >= 0; i-- {
+			pos[i] = rest % sp[i]
+			rest /= sp[i]
+		}
+		for i := r - 1; i >= 0; i-- {
+			g = append(g, coords[i][pos[i]])
+		}
+		g = append(g, 1)
+	}
+	ce := computeElem(e)
+	if ce != niro.F64 {
+		for i := range g {
+			g[i] = float64(float32(g[i]))
+		}
+	}
+	base := nc.constKnown(&known{elem: ce, dims: []int64{1, cnt, int64(r + 1)}, floats: g})
+	base = nc.op(&niro.Broadcast{Shape: []int64{N, cnt, int64(r + 1)}, X: base})
+	th := nc.cast(theta, ce)
+	tt := nc.transposeOp(th, []int{0, 2, 1})
+	y := nc.matmulOp(base, tt)
+	y = nc.reshape(y, append(append([]int64{N}, sp...), int64(r)))
+	nc.out(0, nc.cast(y, e))
+	return nc.err
+}
+
+var _ = math.Abs
+
+func init() {
+	register("LRN",
+		opSpec{Since: 1, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"alpha", "beta", "bias", "size"}, Convert: lrnConv},
+		opSpec{Since: 13, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"alpha", "beta", "bias", "size"}, Convert: lrnConv})
+	register("CenterCropPad",
+		opSpec{Since: 18, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"axes"}, Convert: centerCropPadConv})
+	register("MaxUnpool",
+		opSpec{Since: 9, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: []string{"kernel_shape", "pads", "strides"}, Convert: maxUnpoolConv},
+		opSpec{Since: 11, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: []string{"kernel_shape", "pads", "strides"}, Convert: maxUnpoolConv},
+		opSpec{Since: 22, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: []string{"kernel_shape", "pads", "strides"}, Convert: maxUnpoolConv})
+	register("Col2Im",
+		opSpec{Since: 18, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"dilations", "pads", "strides"}, Convert: col2imConv})
+	register("AffineGrid",
+		opSpec{Since: 20, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"align_corners"}, Convert: affineGridConv})
+}
