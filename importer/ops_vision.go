@@ -1,8 +1,6 @@
 package importer
 
 import (
-	"math"
-
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -282,8 +280,8 @@ func col2imConv(nc *nodeCtx) error {
 
 // affineGridConv maps AffineGrid: the base grid of normalized coordinates
 // (linspace(−1, 1) per axis, or ((2i + 1)/n − 1) without align_corners,
-// computed in float64 and rounded to the type as the reference's numpy
-// code does), with a column of ones, times theta transposed:
+// computed in float64 as the reference's numpy code does), with a column
+// of ones, times theta transposed, in float64, rounded once:
 // [N, ∏spatial, r+1] × [N, r+1, r] by a MatMul.
 func affineGridConv(nc *nodeCtx) error {
 	theta := nc.in(0)
@@ -304,16 +302,17 @@ func affineGridConv(nc *nodeCtx) error {
 	N, sp := size[0], size[2:]
 	e := elem(theta)
 	lin := func(n int64) []float64 {
+		// numpy's arange(start, stop, step): start + i·step, in float64.
 		out := make([]float64, n)
 		for i := range out {
 			switch {
 			case align && n == 1:
-				out[i] = 0 // numpy's linspace(−1, 1, 1) gives −1; see the docs
 				out[i] = -1
 			case align:
-				out[i] = -1 + 2*float64(i)/float64(n-1)
+				out[i] = -1 + float64(i)*(2.0/float64(n-1))
 			default:
-				out[i] = (2*float64(i)+1)/float64(n) - 1
+				step := 2.0 / float64(n)
+				out[i] = (-1 + step/2) + float64(i)*step
 			}
 		}
 		return out
@@ -338,12 +337,7 @@ func affineGridConv(nc *nodeCtx) error {
 		}
 		g = append(g, 1)
 	}
-	ce := computeElem(e)
-	if ce != niro.F64 {
-		for i := range g {
-			g[i] = float64(float32(g[i]))
-		}
-	}
+	ce := niro.F64
 	base := nc.constKnown(&known{elem: ce, dims: []int64{1, cnt, int64(r + 1)}, floats: g})
 	base = nc.op(&niro.Broadcast{Shape: []int64{N, cnt, int64(r + 1)}, X: base})
 	th := nc.cast(theta, ce)
@@ -353,8 +347,6 @@ func affineGridConv(nc *nodeCtx) error {
 	nc.out(0, nc.cast(y, e))
 	return nc.err
 }
-
-var _ = math.Abs
 
 func init() {
 	register("LRN",
