@@ -363,3 +363,239 @@ func init() {
 	register("AffineGrid",
 		opSpec{Since: 20, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"align_corners"}, Convert: affineGridConv})
 }
+
+// GridSample maps to per-axis coordinate arithmetic on the grid (f32, as
+// the reference computes x), one GatherND per corner of the interpolation
+// footprint on X transposed to [N, spatial..., C] (batch_dims 1), and the
+// weighted sums nested as the reference's recursion: the last spatial
+// axis first. Zeros padding selects 0 for a tap outside the input; border
+// clamps it; reflection reflects it at the borders (in f64, as the
+// reference's Python floats).
+
+// gsAxis is one spatial axis of a GridSample: its taps' indices
+// (clamped), validity (zeros padding) and weights.
+type gsAxis struct {
+	idx   []niro.Value // [N, O..., 1] i64
+	valid []niro.Value // [N, O..., 1] bool, or nil
+	w     []niro.Value // [N, O..., 1] compute type, or nil (nearest)
+}
+
+// gsReflect reflects v (f32 values, computed in f64) into [lo, hi] as the
+// reference's _gs_reflect does; it returns f64 values.
+func (nc *nodeCtx) gsReflect(v niro.Value, lo, hi float64) niro.Value {
+	f := nc.cast(v, niro.F64)
+	c := func(x float64) niro.Value { return nc.scalar(niro.F64, x) }
+	rng := hi - lo
+	below := nc.cmp(niro.Lt, f, c(lo))
+	above := nc.cmp(niro.Gt, f, c(hi))
+	dx := nc.sel(below, nc.bin(niro.Sub, c(lo), f), nc.bin(niro.Sub, f, c(hi)))
+	n := nc.un(niro.Floor, nc.bin(niro.Div, dx, c(rng)))
+	r := nc.bin(niro.Sub, dx, nc.bin(niro.Mul, n, c(rng)))
+	half := nc.un(niro.Floor, nc.bin(niro.Div, n, c(2)))
+	even := nc.cmp(niro.Eq, nc.bin(niro.Sub, n, nc.bin(niro.Mul, half, c(2))), c(0))
+	loR, hiR := nc.bin(niro.Add, c(lo), r), nc.bin(niro.Sub, c(hi), r)
+	low := nc.sel(even, loR, hiR)
+	high := nc.sel(even, hiR, loR)
+	return nc.sel(below, low, nc.sel(above, high, f))
+}
+
+// gsFetch maps integer tap indices i (i64) of an axis of extent d under the
+// padding mode: the clamped index and, for zeros padding, its validity.
+func (nc *nodeCtx) gsFetch(i niro.Value, d int64, pad string, lo, hi float64) (niro.Value, niro.Value) {
+	ci := func(x int64) niro.Value { return nc.scalar(niro.I64, float64(x)) }
+	clamp := func(v niro.Value) niro.Value {
+		return nc.bin(niro.Min, nc.bin(niro.Max, v, ci(0)), ci(d-1))
+	}
+	switch pad {
+	case "zeros":
+		valid := nc.bin(niro.And, nc.cmp(niro.Ge, i, ci(0)), nc.cmp(niro.Lt, i, ci(d)))
+		return clamp(i), valid
+	case "reflection":
+		if hi > lo {
+			i = nc.cast(nc.gsReflect(nc.cast(i, niro.F32), lo, hi), niro.I64)
+		}
+	}
+	return clamp(i), niro.Value{}
+}
+
+func gridSampleConv(nc *nodeCtx) error {
+	x, grid := nc.in(0), nc.in(1)
+	nc.requireFloat(x)
+	nc.requireFloat(grid)
+	xd, ok1 := nc.staticDims(x)
+	gd, ok2 := nc.staticDims(grid)
+	if !ok1 || !ok2 || nc.err != nil {
+		return nc.err
+	}
+	k := len(xd) - 2
+	if k < 1 || len(gd) != k+2 || gd[0] != xd[0] || gd[k+1] != int64(k) {
+		return nc.errorf("X %s and grid %s do not agree", x.Type, grid.Type)
+	}
+	mode := nc.attrString("mode", "linear")
+	switch mode {
+	case "bilinear":
+		mode = "linear"
+	case "bicubic":
+		mode = "cubic"
+	}
+	if mode != "linear" && mode != "cubic" && mode != "nearest" {
+		return nc.errorf("mode %q is not one of linear, cubic, nearest", mode)
+	}
+	pad := nc.attrString("padding_mode", "zeros")
+	if pad != "zeros" && pad != "border" && pad != "reflection" {
+		return nc.errorf("padding_mode %q is not one of zeros, border, reflection", pad)
+	}
+	align := nc.attrInt("align_corners", 0) != 0
+	N, C := xd[0], xd[1]
+	odims := gd[1 : k+1]
+	cdims := append(append([]int64{N}, odims...), 1) // [N, O..., 1]
+	ce := computeElem(elem(x))
+	g := nc.cast(grid, niro.F32)
+	f := func(v float64) niro.Value { return nc.scalar(niro.F32, v) }
+	axes := make([]gsAxis, k)
+	for a := 0; a < k; a++ {
+		d := xd[2+a]
+		starts := make([]int64, k+2)
+		steps := make([]int64, k+2)
+		for i := range steps {
+			steps[i] = 1
+		}
+		starts[k+1] = int64(k - 1 - a)
+		n := nc.op(&niro.Slice{Starts: starts, Steps: steps, Shape: cdims, X: g})
+		var v niro.Value
+		if align {
+			v = nc.bin(niro.Mul, nc.bin(niro.Div, nc.bin(niro.Add, n, f(1)), f(2)), f(float64(d-1)))
+		} else {
+			v = nc.bin(niro.Div, nc.bin(niro.Sub, nc.bin(niro.Mul, nc.bin(niro.Add, n, f(1)), f(float64(d))), f(1)), f(2))
+		}
+		lo, hi := -0.5, float64(d)-0.5
+		if align {
+			lo, hi = 0, float64(d-1)
+		}
+		if mode == "nearest" {
+			if k == 3 {
+				// std::round: half away from zero.
+				pos := nc.cmp(niro.Ge, v, f(0))
+				v = nc.sel(pos, nc.un(niro.Floor, nc.bin(niro.Add, v, f(0.5))), nc.un(niro.Ceil, nc.bin(niro.Sub, v, f(0.5))))
+			} else {
+				v = nc.un(niro.Round, v)
+			}
+		}
+		outside := nc.bin(niro.Or, nc.cmp(niro.Lt, v, f(lo)), nc.cmp(niro.Gt, v, f(hi)))
+		switch pad {
+		case "border":
+			v = nc.sel(outside, nc.bin(niro.Min, nc.bin(niro.Max, v, f(0)), f(float64(d-1))), v)
+		case "reflection":
+			if hi > lo {
+				v = nc.cast(nc.gsReflect(v, lo, hi), niro.F32)
+			}
+		}
+		ax := &axes[a]
+		if mode == "nearest" {
+			i, ok := nc.gsFetch(nc.cast(v, niro.I64), d, pad, lo, hi)
+			ax.idx, ax.valid = []niro.Value{i}, []niro.Value{ok}
+			continue
+		}
+		x0 := nc.un(niro.Floor, v)
+		t := nc.bin(niro.Sub, v, x0)
+		i0 := nc.cast(x0, niro.I64)
+		var ws []niro.Value
+		var offs []int64
+		if mode == "linear" {
+			ws = []niro.Value{nc.bin(niro.Sub, f(1), t), t}
+			offs = []int64{0, 1}
+		} else {
+			A := -0.75
+			cub := func(u niro.Value, far bool) niro.Value {
+				// far: ((A·u − 5A)·u + 8A)·u − 4A; near: ((A+2)·u − (A+3))·u·u + 1
+				if far {
+					return nc.bin(niro.Sub, nc.bin(niro.Mul, nc.bin(niro.Add, nc.bin(niro.Mul, nc.bin(niro.Sub, nc.bin(niro.Mul, f(A), u), f(5*A)), u), f(8*A)), u), f(4*A))
+				}
+				return nc.bin(niro.Add, nc.bin(niro.Mul, nc.bin(niro.Mul, nc.bin(niro.Sub, nc.bin(niro.Mul, f(A+2), u), f(A+3)), u), u), f(1))
+			}
+			t = nc.un(niro.Abs, t)
+			one := nc.bin(niro.Sub, f(1), t)
+			ws = []niro.Value{cub(nc.bin(niro.Add, t, f(1)), true), cub(t, false), cub(one, false), cub(nc.bin(niro.Sub, f(2), t), true)}
+			offs = []int64{-1, 0, 1, 2}
+		}
+		for j, o := range offs {
+			i, ok := nc.gsFetch(nc.bin(niro.Add, i0, nc.scalar(niro.I64, float64(o))), d, pad, lo, hi)
+			ax.idx = append(ax.idx, i)
+			ax.valid = append(ax.valid, ok)
+			ax.w = append(ax.w, nc.cast(ws[j], ce))
+		}
+	}
+	if nc.err != nil {
+		return nc.err
+	}
+	// X as [N, spatial..., C] in the compute type.
+	perm := []int{0}
+	for a := 0; a < k; a++ {
+		perm = append(perm, 2+a)
+	}
+	perm = append(perm, 1)
+	xt := nc.transposeOp(nc.cast(x, ce), perm)
+	zero := nc.scalar(ce, 0)
+	// corner gathers the value at the taps ts (one per axis).
+	corner := func(ts []int) niro.Value {
+		parts := make([]niro.Value, k)
+		var valid niro.Value
+		for a, t := range ts {
+			parts[a] = axes[a].idx[t]
+			if v := axes[a].valid[t]; v.Type != nil {
+				if valid.Type == nil {
+					valid = v
+				} else {
+					valid = nc.bin(niro.And, valid, v)
+				}
+			}
+		}
+		ind := parts[0]
+		if k > 1 {
+			ind = nc.op(&niro.Concat{Axis: k + 1, Inputs: parts})
+		}
+		y := nc.op(&niro.GatherND{BatchDims: 1, X: xt, Indices: ind})
+		if valid.Type != nil {
+			y = nc.sel(valid, y, zero)
+		}
+		return y
+	}
+	// interp sums over the taps of axis a and deeper, with the outer taps
+	// fixed in ts.
+	var interp func(a int, ts []int) niro.Value
+	interp = func(a int, ts []int) niro.Value {
+		if a == k {
+			return corner(ts)
+		}
+		if axes[a].w == nil {
+			return interp(a+1, append(ts, 0))
+		}
+		var acc niro.Value
+		for t := range axes[a].idx {
+			term := nc.bin(niro.Mul, axes[a].w[t], interp(a+1, append(append([]int{}, ts...), t)))
+			if t == 0 {
+				acc = term
+			} else {
+				acc = nc.bin(niro.Add, acc, term)
+			}
+		}
+		return acc
+	}
+	y := interp(0, nil) // [N, O..., C]
+	back := []int{0, k + 1}
+	for a := 0; a < k; a++ {
+		back = append(back, 1+a)
+	}
+	y = nc.transposeOp(y, back)
+	_ = C
+	nc.out(0, nc.cast(y, elem(x)))
+	return nc.err
+}
+
+func init() {
+	gs := []string{"align_corners", "mode", "padding_mode"}
+	register("GridSample",
+		opSpec{Since: 16, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: gs, Convert: gridSampleConv},
+		opSpec{Since: 20, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: gs, Convert: gridSampleConv},
+		opSpec{Since: 22, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: gs, Convert: gridSampleConv})
+}
