@@ -1,6 +1,8 @@
 package importer
 
 import (
+	"math"
+
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -595,4 +597,162 @@ func init() {
 		opSpec{Since: 16, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: gs, Convert: gridSampleConv},
 		opSpec{Since: 20, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: gs, Convert: gridSampleConv},
 		opSpec{Since: 22, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: gs, Convert: gridSampleConv})
+}
+
+// roiAlignConv maps RoiAlign when the rois and batch indices are known at
+// compile time (`niro test` binds small inputs): the sample positions and
+// bilinear weights of every output bin are computed at import in float32,
+// as the reference's numpy scalars do; X viewed as [N, H·W, C] is read by
+// one GatherND at the four corners of every sample, the products summed
+// over the corners and the samples in order and divided by the count
+// (avg), or their maximum taken (max).
+func roiAlignConv(nc *nodeCtx) error {
+	x := nc.in(0)
+	nc.requireFloat(x)
+	xd, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	if len(xd) != 4 {
+		return nc.errorf("input must have rank 4, has %s", x.Type)
+	}
+	rois, ok1 := nc.knownFloatsOf(1)
+	bidx, ok2 := nc.knownInts(2)
+	if !ok1 || !ok2 {
+		nc.notYet("inputs 1 and 2 (rois, batch_indices) must be known at compile time, but they are computed at run time")
+		return nc.err
+	}
+	R := int64(len(bidx))
+	if int64(len(rois)) != 4*R {
+		return nc.errorf("rois has %d elements, want %d", len(rois), 4*R)
+	}
+	N, C, H, W := xd[0], xd[1], xd[2], xd[3]
+	PH, PW := nc.attrInt("output_height", 1), nc.attrInt("output_width", 1)
+	sr := nc.attrInt("sampling_ratio", 0)
+	scale := float32(nc.attrFloat("spatial_scale", 1))
+	mode := nc.attrString("mode", "avg")
+	if mode != "avg" && mode != "max" {
+		return nc.errorf("mode %q is not one of avg, max", mode)
+	}
+	half := nc.opset >= 16 && nc.attrString("coordinate_transformation_mode", "half_pixel") == "half_pixel"
+	var off float32
+	if half {
+		off = 0.5
+	}
+	// The sample grid must be the same size for every roi to form one
+	// tensor; rois with smaller grids repeat a zero-weight sample.
+	type bin struct {
+		pos [][4]int64
+		w   [][4]float32
+	}
+	bins := make([][]bin, R)
+	counts := make([]int64, R)
+	S := int64(1)
+	for n := int64(0); n < R; n++ {
+		b := bidx[n]
+		if b < 0 || b >= N {
+			return nc.errorf("batch index %d is out of range [0, %d)", b, N)
+		}
+		r := rois[4*n : 4*n+4]
+		sw, sh := float32(r[0])*scale-off, float32(r[1])*scale-off
+		ew, eh := float32(r[2])*scale-off, float32(r[3])*scale-off
+		rw, rh := ew-sw, eh-sh
+		if !half {
+			rw, rh = max(rw, 1), max(rh, 1)
+		}
+		bh, bw := rh/float32(PH), rw/float32(PW)
+		gh, gw := sr, sr
+		if sr <= 0 {
+			gh = int64(math.Ceil(float64(rh / float32(PH))))
+			gw = int64(math.Ceil(float64(rw / float32(PW))))
+		}
+		counts[n] = max(gh*gw, 1)
+		S = max(S, gh*gw)
+		for ph := int64(0); ph < PH; ph++ {
+			for pw := int64(0); pw < PW; pw++ {
+				var bn bin
+				for iy := int64(0); iy < gh; iy++ {
+					yy := sh + float32(ph)*bh + float32(float64(iy)+0.5)*bh/float32(gh)
+					for ix := int64(0); ix < gw; ix++ {
+						xx := sw + float32(pw)*bw + float32(float64(ix)+0.5)*bw/float32(gw)
+						y, xv := yy, xx
+						if y < -1 || y > float32(H) || xv < -1 || xv > float32(W) {
+							bn.pos = append(bn.pos, [4]int64{})
+							bn.w = append(bn.w, [4]float32{})
+							continue
+						}
+						y, xv = max(y, 0), max(xv, 0)
+						yl, xl := int64(y), int64(xv)
+						yh, xh := yl+1, xl+1
+						if yl >= H-1 {
+							yl, yh = H-1, H-1
+							y = float32(yl)
+						}
+						if xl >= W-1 {
+							xl, xh = W-1, W-1
+							xv = float32(xl)
+						}
+						ly, lx := y-float32(yl), xv-float32(xl)
+						hy, hx := 1-ly, 1-lx
+						bn.pos = append(bn.pos, [4]int64{yl*W + xl, yl*W + xh, yh*W + xl, yh*W + xh})
+						bn.w = append(bn.w, [4]float32{hy * hx, hy * lx, ly * hx, ly * lx})
+					}
+				}
+				bins[n] = append(bins[n], bn)
+			}
+		}
+	}
+	if mode == "max" {
+		for n := range bins {
+			for _, bn := range bins[n] {
+				if int64(len(bn.pos)) != S {
+					nc.notYet("RoiAlign max with sample grids of different sizes is not compiled yet")
+					return nc.err
+				}
+			}
+		}
+	}
+	ce := computeElem(elem(x))
+	ind := make([]int64, 0, R*PH*PW*S*4*2)
+	ws := make([]float64, 0, R*PH*PW*S*4)
+	for n := int64(0); n < R; n++ {
+		for _, bn := range bins[n] {
+			for s := int64(0); s < S; s++ {
+				for c := 0; c < 4; c++ {
+					p, w := int64(0), float32(0)
+					if s < int64(len(bn.pos)) {
+						p, w = bn.pos[s][c], bn.w[s][c]
+					}
+					ind = append(ind, bidx[n], p)
+					ws = append(ws, float64(w))
+				}
+			}
+		}
+	}
+	xt := nc.transposeOp(nc.reshape(nc.cast(x, ce), []int64{N, C, H * W}), []int{0, 2, 1})
+	ik := nc.constKnown(&known{elem: niro.I64, dims: []int64{R, PH, PW, S, 4, 2}, ints: ind})
+	g := nc.op(&niro.GatherND{X: xt, Indices: ik}) // [R, PH, PW, S, 4, C]
+	wk := nc.constKnown(&known{elem: ce, dims: []int64{R, PH, PW, S, 4, 1}, floats: ws})
+	prod := nc.bin(niro.Mul, wk, g)
+	var y niro.Value
+	if mode == "avg" {
+		y = nc.reduce(niro.ReduceSum, nc.reduce(niro.ReduceSum, prod, []int{4}, false), []int{3}, false)
+		cnt := make([]float64, R)
+		for i, c := range counts {
+			cnt[i] = float64(c)
+		}
+		y = nc.bin(niro.Div, y, nc.constKnown(&known{elem: ce, dims: []int64{R, 1, 1, 1}, floats: cnt}))
+	} else {
+		y = nc.reduce(niro.ReduceMax, nc.reduce(niro.ReduceMax, prod, []int{4}, false), []int{3}, false)
+	}
+	y = nc.transposeOp(y, []int{0, 3, 1, 2})
+	nc.out(0, nc.cast(y, elem(x)))
+	return nc.err
+}
+
+func init() {
+	register("RoiAlign",
+		opSpec{Since: 10, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}, Convert: roiAlignConv},
+		opSpec{Since: 16, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}, Convert: roiAlignConv},
+		opSpec{Since: 22, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}, Convert: roiAlignConv})
 }
