@@ -448,7 +448,7 @@ func gridSampleConv(nc *nodeCtx) error {
 		return nc.errorf("padding_mode %q is not one of zeros, border, reflection", pad)
 	}
 	align := nc.attrInt("align_corners", 0) != 0
-	N, C := xd[0], xd[1]
+	N := xd[0]
 	odims := gd[1 : k+1]
 	cdims := append(append([]int64{N}, odims...), 1) // [N, O..., 1]
 	ce := computeElem(elem(x))
@@ -586,7 +586,6 @@ func gridSampleConv(nc *nodeCtx) error {
 		back = append(back, 1+a)
 	}
 	y = nc.transposeOp(y, back)
-	_ = C
 	nc.out(0, nc.cast(y, elem(x)))
 	return nc.err
 }
@@ -755,4 +754,122 @@ func init() {
 		opSpec{Since: 10, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}, Convert: roiAlignConv},
 		opSpec{Since: 16, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}, Convert: roiAlignConv},
 		opSpec{Since: 22, In: [2]int{3, 3}, Out: [2]int{1, 1}, Attrs: []string{"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}, Convert: roiAlignConv})
+}
+
+// deformConvConv maps 2-D DeformConv: every kernel tap of every output
+// position samples X bilinearly (zeros outside, as the reference's
+// GridSample with align_corners) at its regular position plus the
+// offset, in f32; the samples, times the mask, are contracted with the
+// weights per group by a MatMul over (input channel, kernel row, kernel
+// column), and the bias added.
+func deformConvConv(nc *nodeCtx) error {
+	x, w, offset := nc.in(0), nc.in(1), nc.in(2)
+	nc.requireFloat(x)
+	xd, ok1 := nc.staticDims(x)
+	wd, ok2 := nc.staticDims(w)
+	od, ok3 := nc.staticDims(offset)
+	if !ok1 || !ok2 || !ok3 || nc.err != nil {
+		return nc.err
+	}
+	if len(xd) != 4 || len(wd) != 4 || len(od) != 4 {
+		nc.notYet("DeformConv is compiled for 2-D inputs only, has %s", x.Type)
+		return nc.err
+	}
+	N, IC, H, W := xd[0], xd[1], xd[2], xd[3]
+	OC, ICpg, KH, KW := wd[0], wd[1], wd[2], wd[3]
+	if k, ok := nc.attrInts("kernel_shape"); ok && (len(k) != 2 || k[0] != KH || k[1] != KW) {
+		return nc.errorf("kernel_shape %v disagrees with the weights %s", k, w.Type)
+	}
+	G := nc.attrInt("group", 1)
+	OG := nc.attrInt("offset_group", 1)
+	_, strides, pads, dil := nc.poolAttrs("", 2)
+	if nc.err != nil {
+		return nc.err
+	}
+	OH, OW := od[2], od[3]
+	if G < 1 || OG < 1 || IC != ICpg*G || OC%G != 0 || IC%OG != 0 || od[0] != N || od[1] != OG*KH*KW*2 {
+		return nc.errorf("X %s, W %s and offset %s disagree with group %d and offset_group %d", x.Type, w.Type, offset.Type, G, OG)
+	}
+	ce := computeElem(elem(x))
+	f := func(v float64) niro.Value { return nc.scalar(ce, v) }
+	ci := func(v int64) niro.Value { return nc.scalar(niro.I64, float64(v)) }
+	off := nc.reshape(nc.cast(offset, ce), []int64{N, OG, KH, KW, 2, OH, OW})
+	cdims := []int64{N, OG, KH, KW, 1, OH, OW}
+	coord := func(c int, d, st, pad int64) niro.Value {
+		// (oh·stride − pad + kh·dilation) + offset, the regular part exact.
+		starts := []int64{0, 0, 0, 0, int64(c), 0, 0}
+		o := nc.op(&niro.Slice{Starts: starts, Steps: []int64{1, 1, 1, 1, 1, 1, 1}, Shape: cdims, X: off})
+		o = nc.reshape(o, []int64{N, OG, KH, KW, OH, OW, 1})
+		kdims := []int64{1, 1, KH, KW, OH, OW, 1}
+		ka, oa := 2, 4
+		if c == 1 {
+			ka, oa = 3, 5
+		}
+		reg := nc.bin(niro.Add, nc.bin(niro.Mul, nc.iota(ce, kdims, ka), f(float64(d))),
+			nc.bin(niro.Sub, nc.bin(niro.Mul, nc.iota(ce, kdims, oa), f(float64(st))), f(float64(pad))))
+		return nc.bin(niro.Add, reg, o)
+	}
+	py := coord(0, dil[0], strides[0], pads[0])
+	px := coord(1, dil[1], strides[1], pads[1])
+	taps := func(v niro.Value, d int64) (idx, valid [2]niro.Value, wt [2]niro.Value) {
+		v0 := nc.un(niro.Floor, v)
+		l := nc.bin(niro.Sub, v, v0)
+		i0 := nc.cast(v0, niro.I64)
+		wt = [2]niro.Value{nc.bin(niro.Sub, f(1), l), l}
+		for t := 0; t < 2; t++ {
+			i := nc.bin(niro.Add, i0, ci(int64(t)))
+			valid[t] = nc.bin(niro.And, nc.cmp(niro.Ge, i, ci(0)), nc.cmp(niro.Lt, i, ci(d)))
+			idx[t] = nc.bin(niro.Min, nc.bin(niro.Max, i, ci(0)), ci(d-1))
+		}
+		return
+	}
+	yi, yv, yw := taps(py, H)
+	xi, xv, xw := taps(px, W)
+	ICo := IC / OG
+	// X as [N, OG, H, W, ICo]; the gathers give [N, OG, KH, KW, OH, OW, ICo].
+	xt := nc.transposeOp(nc.reshape(nc.cast(x, ce), []int64{N, OG, ICo, H, W}), []int{0, 1, 3, 4, 2})
+	zero := f(0)
+	var s niro.Value
+	for a := 0; a < 2; a++ {
+		var row niro.Value
+		for b := 0; b < 2; b++ {
+			ind := nc.op(&niro.Concat{Axis: 6, Inputs: []niro.Value{yi[a], xi[b]}})
+			g := nc.op(&niro.GatherND{BatchDims: 2, X: xt, Indices: ind})
+			g = nc.sel(nc.bin(niro.And, yv[a], xv[b]), g, zero)
+			t := nc.bin(niro.Mul, xw[b], g)
+			if b == 0 {
+				row = t
+			} else {
+				row = nc.bin(niro.Add, row, t)
+			}
+		}
+		t := nc.bin(niro.Mul, yw[a], row)
+		if a == 0 {
+			s = t
+		} else {
+			s = nc.bin(niro.Add, s, t)
+		}
+	}
+	if nc.has(4) {
+		m := nc.reshape(nc.cast(nc.in(4), ce), []int64{N, OG, KH, KW, OH, OW, 1})
+		s = nc.bin(niro.Mul, s, m)
+	}
+	// [N, OG, ICo, KH, KW, OH, OW] → [N, G, ICpg·KH·KW, OH·OW].
+	s = nc.transposeOp(s, []int{0, 1, 6, 2, 3, 4, 5})
+	s = nc.reshape(s, []int64{N, G, ICpg * KH * KW, OH * OW})
+	wm := nc.reshape(nc.cast(w, ce), []int64{1, G, OC / G, ICpg * KH * KW})
+	wm = nc.op(&niro.Broadcast{Shape: []int64{N, G, OC / G, ICpg * KH * KW}, X: wm})
+	y := nc.matmulOp(wm, s)
+	y = nc.reshape(y, []int64{N, OC, OH, OW})
+	if nc.has(3) {
+		y = nc.bin(niro.Add, y, nc.reshape(nc.cast(nc.in(3), ce), []int64{OC, 1, 1}))
+	}
+	nc.out(0, nc.cast(y, elem(x)))
+	return nc.err
+}
+
+func init() {
+	register("DeformConv",
+		opSpec{Since: 19, In: [2]int{3, 5}, Out: [2]int{1, 1}, Attrs: []string{"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"}, Convert: deformConvConv},
+		opSpec{Since: 22, In: [2]int{3, 5}, Out: [2]int{1, 1}, Attrs: []string{"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"}, Convert: deformConvConv})
 }
