@@ -873,3 +873,120 @@ func init() {
 		opSpec{Since: 19, In: [2]int{3, 5}, Out: [2]int{1, 1}, Attrs: []string{"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"}, Convert: deformConvConv},
 		opSpec{Since: 22, In: [2]int{3, 5}, Out: [2]int{1, 1}, Attrs: []string{"dilations", "group", "kernel_shape", "offset_group", "pads", "strides"}, Convert: deformConvConv})
 }
+
+// maxRoiPoolConv maps MaxRoiPool when the rois are known at compile time:
+// each bin's window (the reference's rounding half away from zero of the
+// scaled roi, floor and ceil of the bin edges, clipped to the input) is
+// read by one GatherND per bin position list on X as [N, H·W, C], padded
+// to the largest window by repeating its first position (max is
+// idempotent), and reduce_max'ed; an empty bin gives 0.
+func maxRoiPoolConv(nc *nodeCtx) error {
+	x := nc.in(0)
+	nc.requireFloat(x)
+	xd, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	if len(xd) != 4 {
+		return nc.errorf("input must have rank 4, has %s", x.Type)
+	}
+	rois, ok := nc.knownFloatsOf(1)
+	if !ok {
+		nc.notYet("input 1 (rois) must be known at compile time, but it is computed at run time")
+		return nc.err
+	}
+	ps, _ := nc.attrInts("pooled_shape")
+	if len(ps) != 2 || ps[0] < 1 || ps[1] < 1 {
+		return nc.errorf("attribute pooled_shape must hold two positive extents")
+	}
+	if len(rois)%5 != 0 {
+		return nc.errorf("rois must have 5 columns")
+	}
+	N, C, H, W := xd[0], xd[1], xd[2], xd[3]
+	PH, PW := ps[0], ps[1]
+	R := int64(len(rois) / 5)
+	f64 := elem(x) == niro.F64
+	rf := func(v float64) float64 {
+		if f64 {
+			return v
+		}
+		return float64(float32(v))
+	}
+	scale := rf(nc.attrFloat("spatial_scale", 1))
+	roundAway := func(v float64) int64 {
+		m := math.Abs(v)
+		i := math.Floor(m)
+		r := int64(i)
+		if m-i >= 0.5 {
+			r++
+		}
+		if v < 0 {
+			return -r
+		}
+		return r
+	}
+	type win struct{ pos [][2]int64 }
+	wins := make([]win, 0, R*PH*PW)
+	K := int64(1)
+	for n := int64(0); n < R; n++ {
+		roi := rois[5*n : 5*n+5]
+		b := int64(rf(roi[0]))
+		if b < 0 || b >= N {
+			return nc.errorf("roi batch index %d is out of range for batch size %d", b, N)
+		}
+		sw, sh := roundAway(rf(rf(roi[1])*scale)), roundAway(rf(rf(roi[2])*scale))
+		ew, eh := roundAway(rf(rf(roi[3])*scale)), roundAway(rf(rf(roi[4])*scale))
+		rw, rh := max(ew-sw+1, 1), max(eh-sh+1, 1)
+		bh, bw := rf(float64(rh)/float64(PH)), rf(float64(rw)/float64(PW))
+		edge := func(i int64, b float64, ceil bool, start, lim int64) int64 {
+			v := rf(float64(i) * b)
+			if ceil {
+				v = math.Ceil(v)
+			} else {
+				v = math.Floor(v)
+			}
+			return int64(math.Min(math.Max(v+float64(start), 0), float64(lim)))
+		}
+		for ph := int64(0); ph < PH; ph++ {
+			hs, he := edge(ph, bh, false, sh, H), edge(ph+1, bh, true, sh, H)
+			for pw := int64(0); pw < PW; pw++ {
+				ws, we := edge(pw, bw, false, sw, W), edge(pw+1, bw, true, sw, W)
+				var wn win
+				for h := hs; h < he; h++ {
+					for w := ws; w < we; w++ {
+						wn.pos = append(wn.pos, [2]int64{b, h*W + w})
+					}
+				}
+				K = max(K, int64(len(wn.pos)))
+				wins = append(wins, wn)
+			}
+		}
+	}
+	ind := make([]int64, 0, int64(len(wins))*K*2)
+	empty := make([]int64, len(wins))
+	for i, wn := range wins {
+		for k := int64(0); k < K; k++ {
+			switch {
+			case len(wn.pos) == 0:
+				ind = append(ind, 0, 0)
+				empty[i] = 1
+			case k < int64(len(wn.pos)):
+				ind = append(ind, wn.pos[k][0], wn.pos[k][1])
+			default:
+				ind = append(ind, wn.pos[0][0], wn.pos[0][1])
+			}
+		}
+	}
+	xt := nc.transposeOp(nc.reshape(x, []int64{N, C, H * W}), []int{0, 2, 1})
+	ik := nc.constKnown(&known{elem: niro.I64, dims: []int64{R, PH, PW, K, 2}, ints: ind})
+	y := nc.reduce(niro.ReduceMax, nc.op(&niro.GatherND{X: xt, Indices: ik}), []int{3}, false) // [R, PH, PW, C]
+	y = nc.sel(nc.constInts(niro.Bool, []int64{R, PH, PW, 1}, empty), nc.like(x, 0), y)
+	nc.out(0, nc.transposeOp(y, []int{0, 3, 1, 2}))
+	return nc.err
+}
+
+func init() {
+	register("MaxRoiPool",
+		opSpec{Since: 1, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"pooled_shape", "spatial_scale"}, Convert: maxRoiPoolConv},
+		opSpec{Since: 22, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"pooled_shape", "spatial_scale"}, Convert: maxRoiPoolConv})
+}
