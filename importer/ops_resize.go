@@ -251,7 +251,7 @@ func planAxis(at *resizeAttrs, axis int, in, out int64, scale float64, f32 bool,
 }
 
 // identity reports whether the axis step leaves its input unchanged.
-func (p *resizeAxis) identity(nearest bool) bool {
+func (p *resizeAxis) identity() bool {
 	if p.in != p.out {
 		return false
 	}
@@ -262,7 +262,6 @@ func (p *resizeAxis) identity(nearest bool) bool {
 		hit := false
 		for k := range p.idx {
 			switch {
-			case p.w[k][x] == 0 && !nearest:
 			case p.w[k][x] == 0:
 			case p.w[k][x] == 1 && p.idx[k][x] == x && !hit:
 				hit = true
@@ -375,10 +374,10 @@ func (nc *nodeCtx) resizeCore(at *resizeAttrs, x niro.Value, list []int, scales 
 			ri = []float64{roi[i], roi[n+i]}
 		}
 		p := planAxis(at, list[i], dims[list[i]], outs[i], scales[i], f32, ri, roundRoi)
-		if p.identity(nearest) {
+		if p.identity() {
 			continue
 		}
-		y = nc.resizeStep(&p, y, r, nearest)
+		y = nc.resizeStep(at, &p, y, r)
 	}
 	if !nearest {
 		y = nc.cast(y, e)
@@ -387,7 +386,8 @@ func (nc *nodeCtx) resizeCore(at *resizeAttrs, x niro.Value, list []int, scales 
 }
 
 // resizeStep builds one axis step on y.
-func (nc *nodeCtx) resizeStep(p *resizeAxis, y niro.Value, r int, nearest bool) niro.Value {
+func (nc *nodeCtx) resizeStep(at *resizeAttrs, p *resizeAxis, y niro.Value, r int) niro.Value {
+	nearest := at.mode == "nearest"
 	e := elem(y)
 	wdims := make([]int64, r)
 	for i := range wdims {
@@ -420,26 +420,24 @@ func (nc *nodeCtx) resizeStep(p *resizeAxis, y niro.Value, r int, nearest bool) 
 			}
 		}
 	}
-	any := false
+	outside := false
 	mask := make([]int64, p.out)
 	for x, o := range p.outside {
 		if o {
 			mask[x] = 1
-			any = true
+			outside = true
 		}
 	}
-	if any {
+	if outside {
 		m := nc.constInts(niro.Bool, wdims, mask)
-		ev := nc.extrapValue(e)
-		acc = nc.sel(m, ev, acc)
+		acc = nc.sel(m, nc.extrapValue(e, at.extrap), acc)
 	}
 	return acc
 }
 
 // extrapValue is the extrapolation value, a rank-0 tensor of element type
 // e (the reference writes the float into the output array).
-func (nc *nodeCtx) extrapValue(e niro.ScalarType) niro.Value {
-	v := nc.attrFloat("extrapolation_value", 0)
+func (nc *nodeCtx) extrapValue(e niro.ScalarType, v float64) niro.Value {
 	if e.IsFloat() {
 		return nc.scalar(e, v)
 	}

@@ -38,7 +38,7 @@ func TestResizePlan(t *testing.T) {
 	}
 	// Cubic at an integer coordinate is the identity (coefficients 0 0 1 0).
 	p := planAxis(&resizeAttrs{mode: "cubic", ctm: "half_pixel", a: -0.75}, 0, 3, 3, 1, false, nil, id)
-	if !p.identity(false) {
+	if !p.identity() {
 		t.Errorf("cubic with scale 1 is not the identity: idx %v w %v", p.idx, p.w)
 	}
 }
