@@ -289,6 +289,14 @@ func (nc *nodeCtx) knownFloatsOf(i int) ([]float64, bool) {
 	return k.floats, true
 }
 
+// needKnown keeps the node an UnknownOp because input i (the op's
+// parameter what) must be known at compile time; the reason names the
+// ONNX value, quoted, so that `niro run` and `niro test` know which input
+// to bind.
+func (nc *nodeCtx) needKnown(i int, what string) {
+	nc.notYet("input %d (%s, %q) must be known at compile time, but it is computed at run time", i, what, nc.n.Inputs[i].Name)
+}
+
 // emptyInput reports whether input i is absent or has no elements.
 func (nc *nodeCtx) emptyInput(i int) bool {
 	if !nc.has(i) {
@@ -514,7 +522,7 @@ func resizeConv(nc *nodeCtx) error {
 	if at.ctm == "tf_crop_and_resize" && !nc.emptyInput(1) {
 		v, ok := nc.knownFloatsOf(1)
 		if !ok {
-			nc.notYet("input 1 (roi) must be known at compile time, but it is computed at run time")
+			nc.needKnown(1, "roi")
 			return nc.err
 		}
 		roi = v
@@ -526,14 +534,14 @@ func resizeConv(nc *nodeCtx) error {
 	case !nc.emptyInput(3):
 		sizes, ok := nc.knownInts(3)
 		if !ok {
-			nc.notYet("input 3 (sizes) must be known at compile time, but it is computed at run time")
+			nc.needKnown(3, "sizes")
 			return nc.err
 		}
 		nc.resizeCore(at, x, list, nil, false, sizes, roi, roundRoi)
 	case !nc.emptyInput(2):
 		scales, ok := nc.knownFloatsOf(2)
 		if !ok {
-			nc.notYet("input 2 (scales) must be known at compile time, but it is computed at run time")
+			nc.needKnown(2, "scales")
 			return nc.err
 		}
 		nc.resizeCore(at, x, list, scales, elem(nc.in(2)) == niro.F32, nil, roi, roundRoi)
@@ -567,7 +575,7 @@ func upsampleConv(nc *nodeCtx) error {
 	} else {
 		v, ok := nc.knownFloatsOf(1)
 		if !ok {
-			nc.notYet("input 1 (scales) must be known at compile time, but it is computed at run time")
+			nc.needKnown(1, "scales")
 			return nc.err
 		}
 		scales = v

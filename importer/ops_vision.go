@@ -70,7 +70,7 @@ func centerCropPadConv(nc *nodeCtx) error {
 	}
 	shape, ok := nc.knownInts(1)
 	if !ok {
-		nc.notYet("input 1 (shape) must be known at compile time, but it is computed at run time")
+		nc.needKnown(1, "shape")
 		return nc.err
 	}
 	r := len(dims)
@@ -162,7 +162,7 @@ func maxUnpoolConv(nc *nodeCtx) error {
 	if nc.has(2) {
 		s, ok := nc.knownInts(2)
 		if !ok {
-			nc.notYet("input 2 (output_shape) must be known at compile time, but it is computed at run time")
+			nc.needKnown(2, "output_shape")
 			return nc.err
 		}
 		if len(s) != len(dims) {
@@ -212,7 +212,8 @@ func col2imConv(nc *nodeCtx) error {
 	img, ok1 := nc.knownInts(1)
 	block, ok2 := nc.knownInts(2)
 	if !ok1 || !ok2 {
-		nc.notYet("inputs 1 and 2 (image_shape, block_shape) must be known at compile time, but they are computed at run time")
+		nc.needKnown(1, "image_shape")
+		nc.needKnown(2, "block_shape")
 		return nc.err
 	}
 	n := len(img)
@@ -290,7 +291,7 @@ func affineGridConv(nc *nodeCtx) error {
 	nc.requireFloat(theta)
 	size, ok := nc.knownInts(1)
 	if !ok {
-		nc.notYet("input 1 (size) must be known at compile time, but it is computed at run time")
+		nc.needKnown(1, "size")
 		return nc.err
 	}
 	if nc.err != nil {
@@ -618,7 +619,8 @@ func roiAlignConv(nc *nodeCtx) error {
 	rois, ok1 := nc.knownFloatsOf(1)
 	bidx, ok2 := nc.knownInts(2)
 	if !ok1 || !ok2 {
-		nc.notYet("inputs 1 and 2 (rois, batch_indices) must be known at compile time, but they are computed at run time")
+		nc.needKnown(1, "rois")
+		nc.needKnown(2, "batch_indices")
 		return nc.err
 	}
 	R := int64(len(bidx))
@@ -892,7 +894,7 @@ func maxRoiPoolConv(nc *nodeCtx) error {
 	}
 	rois, ok := nc.knownFloatsOf(1)
 	if !ok {
-		nc.notYet("input 1 (rois) must be known at compile time, but it is computed at run time")
+		nc.needKnown(1, "rois")
 		return nc.err
 	}
 	ps, _ := nc.attrInts("pooled_shape")
