@@ -311,11 +311,22 @@ func (nc *nodeCtx) emptyInput(i int) bool {
 // entry of list; sizes nil when scales are given) and roi (2·len(list)
 // entries, or nil).
 func (nc *nodeCtx) resizeCore(at *resizeAttrs, x niro.Value, list []int, scales []float64, f32 bool, sizes []int64, roi []float64, roundRoi func(float64) float64) {
-	dims, ok := nc.staticDims(x)
-	if !ok {
+	xt := tensorOf(x)
+	if xt.Unranked {
+		nc.notYet("input %s has an unknown rank", x)
 		return
 	}
+	dims := xt.Dims
 	n := len(list)
+	// An axis of dynamic extent may only keep its size (scale 1, outside
+	// tf_crop_and_resize), a step that is the identity: it is skipped.
+	dynamic := func(i int) bool { return dims[list[i]] < 0 }
+	for i := range list {
+		if dynamic(i) && (sizes != nil || i >= len(scales) || scales[i] != 1 || at.ctm == "tf_crop_and_resize") {
+			nc.staticDims(x)
+			return
+		}
+	}
 	outs := make([]int64, n)
 	if sizes != nil {
 		if len(sizes) != n {
@@ -364,6 +375,9 @@ func (nc *nodeCtx) resizeCore(at *resizeAttrs, x niro.Value, list []int, scales 
 		return
 	}
 	for i, a := range list {
+		if dynamic(i) {
+			continue
+		}
 		if dims[a] == 0 || outs[i] < 0 {
 			nc.notYet("Resize of an empty axis is not compiled yet")
 			return
@@ -380,6 +394,9 @@ func (nc *nodeCtx) resizeCore(at *resizeAttrs, x niro.Value, list []int, scales 
 		var ri []float64
 		if roi != nil {
 			ri = []float64{roi[i], roi[n+i]}
+		}
+		if dynamic(i) {
+			continue
 		}
 		p := planAxis(at, list[i], dims[list[i]], outs[i], scales[i], f32, ri, roundRoi)
 		if p.identity() {

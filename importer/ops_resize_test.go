@@ -80,3 +80,23 @@ func TestResizeImport(t *testing.T) {
 		t.Errorf("run-time scales: want an UnknownOp asking for the scales:\n%s", niro.FunctionString(mod.Entry()))
 	}
 }
+
+// TestResizeDynamicBatch: an axis of dynamic extent with scale 1 is
+// skipped; one that is resized needs its extent.
+func TestResizeDynamicBatch(t *testing.T) {
+	for _, c := range []struct {
+		scales []float32
+		mapped bool
+	}{{[]float32{1, 1, 2, 2}, true}, {[]float32{2, 1, 2, 2}, false}} {
+		x := vi("x", dtFloat, 1, 1, 2, 2)
+		x.Type.GetTensorType().Shape.Dim[0] = &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: "N"}}
+		m := model(13, graph("g",
+			[]*onnxpb.NodeProto{node("Resize", []string{"x", "", "s"}, []string{"y"}, attrString("mode", "linear"))},
+			[]*onnxpb.ValueInfoProto{x}, []*onnxpb.ValueInfoProto{viUnranked("y", dtFloat)},
+			floats("s", []int64{4}, c.scales...)))
+		mod := mustImport(t, m, Options{})
+		if got := len(opsOf[*niro.UnknownOp](mod)) == 0; got != c.mapped {
+			t.Errorf("scales %v: mapped %v, want %v:\n%s", c.scales, got, c.mapped, mod)
+		}
+	}
+}
