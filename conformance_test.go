@@ -231,7 +231,8 @@ func openCompilable(model string) *modelFile {
 	m, err := mf.module(nil)
 	if err == nil && needsValues(m) {
 		// Compile as run and test do: for the first data set's inputs,
-		// with the small integer inputs that shapes depend on bound.
+		// with the small integer (and float) inputs that shapes depend on
+		// bound.
 		var ins []namedTensor
 		if ins, err = readNumbered(filepath.Join(filepath.Dir(model), "test_data_set_0"), "input"); err == nil {
 			m, _, err = mf.forInputs(ins)

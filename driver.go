@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -239,10 +240,16 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	}
 	// A shape depends on an input's value (an axes list or a target shape
 	// fed as an input): compile for the small integer inputs given, as for
-	// their shapes.
+	// their shapes (and small float inputs, such as Resize's scales).
 	values := map[string][]byte{}
 	for i, in := range ordered {
-		if t := entry.Type.Inputs[i].(niro.TensorType); (t.Elem.IsInt() || t.Elem == niro.Bool) && in.Type().NumElements() <= 4096 {
+		t := entry.Type.Inputs[i].(niro.TensorType)
+		small := (t.Elem.IsInt() || t.Elem == niro.Bool) && in.Type().NumElements() <= 4096
+		// Small float inputs too, when a reason names them (Resize's scales
+		// and roi, RoiAlign's rois), so that float data stay run-time
+		// inputs.
+		small = small || (t.Elem == niro.F32 || t.Elem == niro.F64) && in.Type().NumElements() <= 16 && named(m, inputName(entry, i))
+		if small {
 			values[inputName(entry, i)] = in.Data
 		}
 	}
@@ -255,8 +262,12 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 
 // needsValues reports whether some op of m stays uncompiled because a
 // value it needs at compile time is computed at run time.
-func needsValues(m *niro.Module) bool {
-	found := false
+func needsValues(m *niro.Module) bool { return len(valueReasons(m)) > 0 }
+
+// valueReasons returns the reasons of the ops of m that stay uncompiled
+// because a value they need at compile time is computed at run time.
+func valueReasons(m *niro.Module) []string {
+	var out []string
 	for _, f := range m.Functions {
 		if f.Body == nil {
 			continue
@@ -264,13 +275,27 @@ func needsValues(m *niro.Module) bool {
 		f.Body.Walk(func(op niro.Op) bool {
 			if u, ok := op.(*niro.UnknownOp); ok {
 				if r, ok := u.Attrs[importer.ReasonAttr].(niro.StringAttr); ok && strings.Contains(string(r), "known at compile time") {
-					found = true
+					out = append(out, string(r))
 				}
 			}
-			return !found
+			return true
 		})
 	}
-	return found
+	return out
+}
+
+// named reports whether a reason of m names the graph input name, quoted.
+func named(m *niro.Module, name string) bool {
+	if name == "" {
+		return false
+	}
+	q := strconv.Quote(name)
+	for _, r := range valueReasons(m) {
+		if strings.Contains(r, q) {
+			return true
+		}
+	}
+	return false
 }
 
 type namedTensor struct {

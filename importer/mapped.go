@@ -200,6 +200,28 @@ func (nc *nodeCtx) ifOp() error {
 		}
 		return errFallback
 	}
+	// A condition known at import (shape arithmetic, a bound input)
+	// selects its arm, which is converted in place.
+	if k, ok := nc.knownOf(cond); ok && k.len() == 1 && !k.elem.IsFloat() {
+		i := 0
+		if k.ints[0] == 0 {
+			i = 1
+		}
+		name := []string{"then_branch", "else_branch"}[i]
+		loc := nc.e.loc
+		vals, err := nc.c.convertGraphBody(arms[i], nc.e, nc.sc.subgraph(loc, name))
+		nc.e.loc = loc
+		if err != nil {
+			return fmt.Errorf("%s: %s: %w", nc.ref(), name, err)
+		}
+		for j := range nc.n.Outputs {
+			if _, err := nc.resultType(j, tensorOf(vals[j])); err != nil {
+				return err
+			}
+			nc.setResult(j, vals[j])
+		}
+		return nil
+	}
 	// Read the condition's single element, then build the arms.
 	mark := len(nc.e.blk.Ops)
 	idx := make([]niro.Value, ct.Rank())

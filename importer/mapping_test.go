@@ -190,6 +190,13 @@ func @g(tensor<1xi1>, tensor<2xf32>, tensor<3xf32>) -> (tensor<?xf32>) inputs ["
   }) {onnx.regions = ["then_branch", "else_branch"]} : (tensor<1xi1>) -> tensor<?xf32> loc("if")
   return %5 : tensor<?xf32>
 }`)
+
+	// A condition known at import (here a bound input) converts its arm in
+	// place, even when the arms' shapes differ.
+	mod := mustImport(t, m, Options{Values: map[string][]byte{"c": {0}}})
+	if len(opsOf[*niro.If](mod)) != 0 || len(opsOf[*niro.UnknownOp](mod)) != 0 || len(opsOf[*niro.Binary](mod)) != 1 {
+		t.Errorf("known condition: want the else arm's mul alone:\n%s", mod)
+	}
 }
 
 func TestUnknownOpAttributes(t *testing.T) {
