@@ -22,6 +22,16 @@ import (
 //     Concat → Reshape arithmetic), ids of shape [2, 16] and [1, 7].
 //   - examples/classifier: Gemm (transB) → Relu → Gemm → Softmax, with the
 //     batch bound by --dim N=8.
+//   - examples/mnist: an MNIST-style CNN, Conv 5×5 → Relu → MaxPool twice,
+//     Flatten, Gemm, Softmax, input [1, 1, 28, 28].
+//   - examples/resnetblock: a ResNet basic block with a stride-2 1×1
+//     downsample shortcut (Conv 3×3, BatchNormalization, Relu, Add),
+//     [1, 16, 16, 16] → [1, 32, 8, 8].
+//   - examples/mobilenetv2: an inverted residual block, 1×1 expand, Relu6
+//     (Clip), depthwise 3×3 (group 64), HardSwish, 1×1 project, each with
+//     BatchNormalization, and the residual Add, [1, 16, 14, 14].
+//   - examples/unet: a U-Net decoder step, ConvTranspose stride 2, Concat
+//     with the skip input, two Conv 3×3 → Relu, [1, 16, 16, 16].
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -42,6 +52,10 @@ func TestModels(t *testing.T) {
 	}{
 		{"transformer", ShapeFlags{}, 1e-5, 1e-6},
 		{"classifier", ShapeFlags{Dim: []string{"N=8"}}, 1e-6, 0},
+		{"mnist", ShapeFlags{}, 1e-6, 0},
+		{"resnetblock", ShapeFlags{}, 1e-5, 1e-6},
+		{"mobilenetv2", ShapeFlags{}, 1e-5, 1e-6},
+		{"unet", ShapeFlags{}, 1e-5, 1e-6},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)

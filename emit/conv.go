@@ -63,6 +63,33 @@ func (fe *funcEmitter) padWith(x, xtyp string, dims []int64, elem string, lo, hi
 	return res, out
 }
 
+// readThrough writes a generic copying x (static shape dims) by
+// tensor.extract, as padWith does. The convolution reads every element of
+// X M/G·K1⋯Ks times; read directly as an operand, X's element-wise
+// producers (a BatchNormalization, an activation) would be fused into the
+// convolution's generic by linalg-fuse-elementwise-ops and recomputed on
+// every read. The extract, which fusion leaves as it is, keeps them in
+// their own loop nest; the copy itself fuses into the convolution.
+func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) string {
+	R := len(dims)
+	typ := tensorTypeOf(dims, elem)
+	dst := fe.empty(dims, elem, nil)
+	res := fe.tmp()
+	fe.generic(res, parallel(R), nil,
+		genericOperand{name: dst, typ: typ, elem: elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			idx := make([]string, R)
+			for j := range idx {
+				idx[j] = fe.tmp()
+				fe.line("%s = linalg.index %d : index", idx[j], j)
+			}
+			e := fe.tmp()
+			fe.line("%s = tensor.extract %s[%s] : %s", e, x, strings.Join(idx, ", "), xtyp)
+			return e
+		})
+	return res
+}
+
 // conv lowers Conv. X is first padded with zeros (padWith), so that every
 // read of the window lies inside it. One generic, with the parallel loops
 // (n, m, o1…os) — (n, g, m', o1…os) with groups, the operands expanded to
@@ -101,6 +128,9 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	copy(hi[2:], op.Pads[S:])
 	zero := fe.scalarConst(xt.Elem, 0)
 	xp, xdims := fe.padWith(name(x), fe.typ(x), xt.Dims, elem, lo, hi, zero)
+	if xp == name(x) {
+		xp = fe.readThrough(xp, fe.typ(x), xt.Dims, elem)
+	}
 	xtyp := tensorTypeOf(xdims, elem)
 	wname, wtyp, wdims := name(w), fe.typ(w), wt.Dims
 
