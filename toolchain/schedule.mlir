@@ -733,4 +733,126 @@ module attributes {transform.with_named_sequence} {
     } : !transform.any_op
     transform.yield
   }
+
+  // ---- the reduction schedule -------------------------------------------
+  // @niro_reduction ("reduction") runs after linalg-fuse-elementwise-ops,
+  // before bufferization, over every static linalg.generic whose last loop
+  // is its only reduction and whose first input is read through a
+  // permutation (a Reduce as emit writes it, with any element-wise
+  // producers fused into its body; a contraction reads its operands through
+  // projections and is left to the contraction schedule): rank 2 (rows,
+  // reduced) or rank 3 (two parallel loops, then the reduced one).
+  //
+  // The tile is 16 rows by 16 reduced elements, the reduced loop inside the
+  // row loop; each tile is vectorized into a vector.multi_reduction over
+  // its reduced dimension with the rows' 16 accumulators as its acc, and
+  // that is lowered "innerparallel": a 16 x 16 transpose, then 16 vector
+  // combines, the first with the accumulator, each adding (or taking the
+  // max of) one column of the tile into all 16 rows at once. The row
+  // accumulators stay in registers across the reduced loop.
+  //
+  // Exactness: every row still folds its elements one at a time in
+  // ascending order, starting from the fill's value: the 16 lanes are 16
+  // different rows, never parts of one row's sum. Cutting the reduced loop
+  // into tiles of 16 only stores the running value and reloads it. The
+  // combine is the body's own op (arith.addf, arith.mulf, arith.maximumf,
+  // ...) on vectors, with the element and the accumulator as its operands
+  // in the other order, which for IEEE add, multiply, maximum and minimum
+  // gives the same value (commutative, ±0 and NaN included; a NaN's payload
+  // is not specified by LLVM in either order). A remainder of rows or of
+  // reduced elements gets its own, smaller tile (peeled); a dynamic tile
+  // stays a scalar loop nest, in the same order.
+  transform.named_sequence @match_reduce2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @mark_reduce2(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.reduce2" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @mark_reduce3(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.reduce3" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+
+  transform.named_sequence @niro_reduction(%root: !transform.any_op {transform.readonly}) {
+    %all = transform.structured.match ops{["linalg.generic"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %all
+        @match_reduce2 -> @mark_reduce2,
+        @match_reduce3 -> @mark_reduce3
+      : (!transform.any_op) -> !transform.any_op
+    %r2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %t2, %rows2, %red2 = transform.structured.tile_using_for %r2 tile_sizes [16, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %r3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %t3, %outer3, %rows3, %red3 = transform.structured.tile_using_for %r3 tile_sizes [1, 16, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %red = transform.merge_handles %red2, %red3 : !transform.op<"scf.for">
+    %rows = transform.merge_handles %rows2, %rows3 : !transform.op<"scf.for">
+    transform.foreach %red : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    transform.foreach %rows : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %tiles2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tiles3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tiles = transform.merge_handles %tiles2, %tiles3 : !transform.any_op
+    transform.foreach %tiles : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_one failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+    } : !transform.any_op
+    %loops = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.op<"scf.for">
+    transform.foreach %loops : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.loop.hoist_loop_invariant_subsets %l : !transform.op<"scf.for">
+    }
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
 }
