@@ -762,31 +762,172 @@ module attributes {transform.with_named_sequence} {
   // is not specified by LLVM in either order). A remainder of rows or of
   // reduced elements gets its own, smaller tile (peeled); a dynamic tile
   // stays a scalar loop nest, in the same order.
-  transform.named_sequence @match_reduce2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+  // Matchers by rank (2 or 3) and number of inputs (1 to 3): one init,
+  // and no operand of i1, whose vector loads LLVM would read as packed
+  // bits rather than one byte per element.
+  transform.named_sequence @match_reduce2_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
     transform.match.structured %op : !transform.any_op {
     ^bb0(%s: !transform.any_op):
       %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %c2 = transform.param.constant 2 : i64 -> !transform.param<i64>
-      transform.match.param.cmpi eq %rank, %c2 : !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
       transform.match.structured.dim %s[0] {parallel} : !transform.any_op
       transform.match.structured.dim %s[1] {reduction} : !transform.any_op
       transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
   }
 
-  transform.named_sequence @match_reduce3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+  transform.named_sequence @match_reduce2_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
     transform.match.structured %op : !transform.any_op {
     ^bb0(%s: !transform.any_op):
       %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
-      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
-      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce2_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %in2 = transform.match.structured.input %s[2] : (!transform.any_op) -> !transform.any_value
+      %bw2 = transform.match.structured.elemental_bitwidth %in2 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw2, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
       transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
       transform.match.structured.dim %s[2] {reduction} : !transform.any_op
       transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %in2 = transform.match.structured.input %s[2] : (!transform.any_op) -> !transform.any_value
+      %bw2 = transform.match.structured.elemental_bitwidth %in2 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw2, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
@@ -807,8 +948,12 @@ module attributes {transform.with_named_sequence} {
     %all = transform.structured.match ops{["linalg.generic"]} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %all
-        @match_reduce2 -> @mark_reduce2,
-        @match_reduce3 -> @mark_reduce3
+        @match_reduce2_1 -> @mark_reduce2,
+        @match_reduce2_2 -> @mark_reduce2,
+        @match_reduce2_3 -> @mark_reduce2,
+        @match_reduce3_1 -> @mark_reduce3,
+        @match_reduce3_2 -> @mark_reduce3,
+        @match_reduce3_3 -> @mark_reduce3
       : (!transform.any_op) -> !transform.any_op
     %r2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce2} in %root
       : (!transform.any_op) -> !transform.any_op
