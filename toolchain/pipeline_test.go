@@ -44,7 +44,7 @@ pipeline nvidia:sm_90:
 	if !slices.Equal(a.Steps, wantSteps) {
 		t.Errorf("a.Steps = %q, want %q", a.Steps, wantSteps)
 	}
-	if got := a.Schedules(); !slices.Equal(got, []string{"contraction", "contraction-transfers"}) {
+	if got := a.Schedules(); !slices.Equal(got, []string{"contraction", "reduction", "contraction-transfers"}) {
 		t.Errorf("a.Schedules() = %q", got)
 	}
 	if got := len(a.Passes()); got != 3 {
@@ -102,7 +102,7 @@ func TestRepoPipelines(t *testing.T) {
 	if !ok {
 		t.Fatal("passes.txt has no host pipeline")
 	}
-	if got := host.Schedules(); !slices.Equal(got, []string{"contraction", "contraction-transfers"}) {
+	if got := host.Schedules(); !slices.Equal(got, []string{"contraction", "reduction", "contraction-transfers"}) {
 		t.Errorf("host schedules = %q", got)
 	}
 	passes := strings.Join(host.Passes(), "\n")
