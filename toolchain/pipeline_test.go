@@ -44,7 +44,7 @@ pipeline nvidia:sm_90:
 	if !slices.Equal(a.Steps, wantSteps) {
 		t.Errorf("a.Steps = %q, want %q", a.Steps, wantSteps)
 	}
-	if got := a.Schedules(); !slices.Equal(got, []string{"contraction", "reduction", "contraction-transfers"}) {
+	if got := a.Schedules(); !slices.Equal(got, []string{"contraction", "contraction-transfers"}) {
 		t.Errorf("a.Schedules() = %q", got)
 	}
 	if got := len(a.Passes()); got != 3 {
