@@ -990,6 +990,11 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
       transform.apply_patterns.vector.cast_away_vector_leading_one_dim
     } : !transform.any_op
+    // A 16 x 16 transpose becomes a network of shuffles (unpacks and
+    // permutes) instead of 256 element extracts and inserts.
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
+    } : !transform.any_op
     %loops = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.op<"scf.for">
     transform.foreach %loops : !transform.op<"scf.for"> {
     ^bb0(%l: !transform.op<"scf.for">):
