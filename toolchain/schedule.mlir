@@ -1,7 +1,9 @@
 // The contraction schedule: a transform-dialect library that niro runs over
 // every linalg.generic carrying the unit attribute `niro.contraction` (a
 // matrix product as niro emits it: a fill generic, then this contraction).
-// It has two entry points, each a schedule of its own in passes.txt.
+// It has two entry points, each a schedule of its own in passes.txt; a
+// third, @niro_reduction ("reduction"), at the end of the file, schedules
+// reductions over the last axis (see the comment there).
 //
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
