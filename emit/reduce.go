@@ -69,8 +69,11 @@ func (fe *funcEmitter) reduce(op *niro.Reduce) {
 		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: identityMap(R)}},
 		genericOperand{name: filled, typ: accType, elem: acc, amap: affineMap(R, outExprs)},
 		"", func(args []string) string {
+			// The element first, then the accumulator: the reduction
+			// schedule's vector combines take their operands in this
+			// order, so a sum of two NaNs keeps the same NaN either way.
 			in := fe.widen(xt.Elem, args[0])
-			y, err := fe.binaryScalar(kind, accElem, args[1], in)
+			y, err := fe.binaryScalar(kind, accElem, in, args[1])
 			if err != nil {
 				fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
 				return args[1]

@@ -1,7 +1,9 @@
 // The contraction schedule: a transform-dialect library that niro runs over
 // every linalg.generic carrying the unit attribute `niro.contraction` (a
 // matrix product as niro emits it: a fill generic, then this contraction).
-// It has two entry points, each a schedule of its own in passes.txt.
+// It has two entry points, each a schedule of its own in passes.txt; a
+// third, @niro_reduction ("reduction"), at the end of the file, schedules
+// reductions over the last axis (see the comment there).
 //
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
@@ -729,6 +731,278 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
     } : !transform.any_op
     transform.apply_patterns to %funcs {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+
+  // ---- the reduction schedule -------------------------------------------
+  // @niro_reduction ("reduction") runs after linalg-fuse-elementwise-ops,
+  // before bufferization, over every static linalg.generic whose last loop
+  // is its only reduction and whose first input is read through a
+  // permutation (a Reduce as emit writes it, with any element-wise
+  // producers fused into its body; a contraction reads its operands through
+  // projections and is left to the contraction schedule): rank 2 (rows,
+  // reduced) or rank 3 (two parallel loops, then the reduced one).
+  //
+  // The tile is 16 rows by 16 reduced elements, the reduced loop inside the
+  // row loop; each tile is vectorized into a vector.multi_reduction over
+  // its reduced dimension with the rows' 16 accumulators as its acc, and
+  // that is lowered "innerparallel": a 16 x 16 transpose, then 16 vector
+  // combines, the first with the accumulator, each adding (or taking the
+  // max of) one column of the tile into all 16 rows at once. The row
+  // accumulators stay in registers across the reduced loop.
+  //
+  // Exactness: every row still folds its elements one at a time in
+  // ascending order, starting from the fill's value: the 16 lanes are 16
+  // different rows, never parts of one row's sum. Cutting the reduced loop
+  // into tiles of 16 only stores the running value and reloads it. The
+  // combine is the body's own op (arith.addf, arith.mulf, arith.maximumf,
+  // ...) on vectors, with the element and the accumulator as its operands
+  // in the other order, which for IEEE add, multiply, maximum and minimum
+  // gives the same value (commutative, ±0 and NaN included; a NaN's payload
+  // is not specified by LLVM in either order). A remainder of rows or of
+  // reduced elements gets its own, smaller tile (peeled); a dynamic tile
+  // stays a scalar loop nest, in the same order.
+  // Matchers by rank (2 or 3) and number of inputs (1 to 3): one init,
+  // and no operand of i1, whose vector loads LLVM would read as packed
+  // bits rather than one byte per element.
+  transform.named_sequence @match_reduce2_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce2_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce2_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %in2 = transform.match.structured.input %s[2] : (!transform.any_op) -> !transform.any_value
+      %bw2 = transform.match.structured.elemental_bitwidth %in2 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw2, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @match_reduce3_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2] {reduction} : !transform.any_op
+      transform.match.structured.input %s[0] {permutation} : !transform.any_op
+      %n = transform.match.structured.num_inputs %s : (!transform.any_op) -> !transform.param<i64>
+      %nin = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %n, %nin : !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %in0 = transform.match.structured.input %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw0 = transform.match.structured.elemental_bitwidth %in0 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw0, %c8 : !transform.param<i64>
+      %in1 = transform.match.structured.input %s[1] : (!transform.any_op) -> !transform.any_value
+      %bw1 = transform.match.structured.elemental_bitwidth %in1 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw1, %c8 : !transform.param<i64>
+      %in2 = transform.match.structured.input %s[2] : (!transform.any_op) -> !transform.any_value
+      %bw2 = transform.match.structured.elemental_bitwidth %in2 : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bw2, %c8 : !transform.param<i64>
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bwi = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      transform.match.param.cmpi ge %bwi, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+
+  transform.named_sequence @mark_reduce2(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.reduce2" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @mark_reduce3(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.reduce3" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+
+  transform.named_sequence @niro_reduction(%root: !transform.any_op {transform.readonly}) {
+    %all = transform.structured.match ops{["linalg.generic"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %all
+        @match_reduce2_1 -> @mark_reduce2,
+        @match_reduce2_2 -> @mark_reduce2,
+        @match_reduce2_3 -> @mark_reduce2,
+        @match_reduce3_1 -> @mark_reduce3,
+        @match_reduce3_2 -> @mark_reduce3,
+        @match_reduce3_3 -> @mark_reduce3
+      : (!transform.any_op) -> !transform.any_op
+    %r2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %t2, %rows2, %red2 = transform.structured.tile_using_for %r2 tile_sizes [16, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %r3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %t3, %outer3, %rows3, %red3 = transform.structured.tile_using_for %r3 tile_sizes [1, 16, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %red = transform.merge_handles %red2, %red3 : !transform.op<"scf.for">
+    %rows = transform.merge_handles %rows2, %rows3 : !transform.op<"scf.for">
+    transform.foreach %red : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    transform.foreach %rows : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %tiles2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce2} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tiles3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.reduce3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tiles = transform.merge_handles %tiles2, %tiles3 : !transform.any_op
+    transform.foreach %tiles : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_one failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+    } : !transform.any_op
+    // A 16 x 16 transpose becomes a network of shuffles (unpacks and
+    // permutes) instead of 256 element extracts and inserts.
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
+    } : !transform.any_op
+    %loops = transform.structured.match ops{["scf.for"]} in %root : (!transform.any_op) -> !transform.op<"scf.for">
+    transform.foreach %loops : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.loop.hoist_loop_invariant_subsets %l : !transform.op<"scf.for">
+    }
+    transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     transform.yield
