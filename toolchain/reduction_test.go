@@ -245,7 +245,10 @@ func TestReductionExact(t *testing.T) {
 			}
 			continue
 		}
-		if c.n >= 16 && !strings.Contains(loweredFunc(lowered, fmt.Sprintf("red_%d", i)), vec) {
+		// One row (m = 1): the row-fusion schedule's unit-dimension folding
+		// makes it a rank-1 reduction, which the schedule leaves to the
+		// in-order scalar loop (the same as the one-lane vector it was).
+		if c.n >= 16 && (c.m > 1 || c.batch > 0) && !strings.Contains(loweredFunc(lowered, fmt.Sprintf("red_%d", i)), vec) {
 			t.Errorf("%v: no %s in the lowered function: the schedule did not fire", c, vec)
 		}
 	}

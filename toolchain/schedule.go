@@ -31,6 +31,8 @@ var schedules = map[string]Schedule{
 		EntryPoint: "niro_contraction", Text: contractionLibrary},
 	"contraction-transfers": {Name: "contraction-transfers", Library: "contraction",
 		EntryPoint: "niro_contraction_transfers", Text: contractionLibrary},
+	"rowfuse": {Name: "rowfuse", Library: "contraction",
+		EntryPoint: "niro_rowfuse", Text: contractionLibrary},
 	"reduction": {Name: "reduction", Library: "contraction",
 		EntryPoint: "niro_reduction", Text: contractionLibrary},
 }

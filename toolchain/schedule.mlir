@@ -3,7 +3,9 @@
 // matrix product as niro emits it: a fill generic, then this contraction).
 // It has two entry points, each a schedule of its own in passes.txt; a
 // third, @niro_reduction ("reduction"), at the end of the file, schedules
-// reductions over the last axis (see the comment there).
+// reductions over the last axis (see the comment there); a fourth,
+// @niro_rowfuse ("rowfuse"), after it, fuses row-reduction chains such as
+// Softmax into one loop over 16-row tiles.
 //
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
@@ -1005,6 +1007,102 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+    transform.yield
+  }
+
+  // ---- row fusion (@niro_rowfuse, "rowfuse") ------------------------------
+  //
+  // Runs after linalg-fuse-elementwise-ops, before @niro_reduction. A
+  // row consumer is a rank-2 all-parallel generic whose operand 1 is
+  // produced by a generic reducing its last axis (Softmax's divide, which
+  // reads e = exp(x - max) and the row sums; Softmax's exp, which reads the
+  // row maxima; LayerNormalization's output). Each row consumer that no
+  // other row consumer reads is tiled by 16 rows and every producer
+  // (reductions, their fills, the element-wise ops between them) is fused
+  // into the row loop, so an intermediate such as e only exists as a
+  // 16-row tile. Reductions must first write a rank-1 result (the fusion
+  // needs projected-permutation result maps), so unit dimensions are
+  // folded away first (linalg's fold-unit-extent-dims, with reshapes).
+  //
+  // Exactness: only the row loop is tiled; every reduction still folds a
+  // whole row in order from its fill, and every element is computed by the
+  // same scalar ops. An op with two uses is cloned per use and the clones
+  // of one tile are merged by CSE (same op, same slice); where they are
+  // not, the recomputation has the same bits.
+  transform.named_sequence @match_row_consumer(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.yield
+    }
+    %p = transform.get_producer_of_operand %op[1] : (!transform.any_op) -> !transform.any_op
+    transform.match.operation_name %p ["linalg.generic"] : !transform.any_op
+    transform.match.structured %p : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 2 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[1] {reduction} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @pass_op(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @mark_row_consumer(%op: !transform.any_op {transform.readonly}) {
+    %one = transform.param.constant 1 : i64 -> !transform.any_param
+    transform.annotate %op "niro.rowfuse" = %one : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  // Sets niro.rowfuse to 0 on a row consumer that another one reads.
+  transform.named_sequence @unmark_inner(%op: !transform.any_op {transform.readonly}) {
+    %c = transform.get_consumers_of_result %op[0] : (!transform.any_op) -> !transform.any_op
+    %r, %m = transform.foreach_match restrict_root in %c @match_row_consumer -> @pass_op
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
+    transform.foreach %m : !transform.any_op {
+    ^bb0(%x: !transform.any_op):
+      %z = transform.param.constant 0 : i64 -> !transform.any_param
+      transform.annotate %op "niro.rowfuse" = %z : !transform.any_op, !transform.any_param
+    }
+    transform.yield
+  }
+  transform.named_sequence @fuse_rows(%op: !transform.any_op {transform.consumed}) {
+    %t, %l = transform.structured.fuse %op tile_sizes [16, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+  transform.named_sequence @niro_rowfuse(%root: !transform.any_op {transform.readonly}) {
+    %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
+    } : !transform.any_op
+    %all = transform.structured.match ops{["linalg.generic"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %all @match_row_consumer -> @mark_row_consumer
+      : (!transform.any_op) -> !transform.any_op
+    %cands = transform.structured.match ops{["linalg.generic"]} attributes {niro.rowfuse = 1 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %cands : !transform.any_op {
+    ^bb0(%o: !transform.any_op):
+      transform.include @unmark_inner failures(suppress) (%o) : (!transform.any_op) -> ()
+    }
+    %last = transform.structured.match ops{["linalg.generic"]} attributes {niro.rowfuse = 1 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %last : !transform.any_op {
+    ^bb0(%o: !transform.any_op):
+      transform.include @fuse_rows failures(suppress) (%o) : (!transform.any_op) -> ()
+    }
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %root : !transform.any_op
     transform.yield
   }
 }
