@@ -70,13 +70,6 @@ func fusionNode(op string, out string, in ...string) *onnxpb.NodeProto {
 	return &onnxpb.NodeProto{Name: proto.String(out), OpType: proto.String(op), Input: in, Output: []string{out}}
 }
 
-// fusedIR emits the model and runs the host pipeline up to and including
-// linalg-fuse-elementwise-ops.
-func fusedIR(t *testing.T, path string) string {
-	t.Helper()
-	return fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-}
-
 // fusedIRThrough emits the model and runs the host pipeline up to and
 // including its step last (a pass or a schedule's name).
 func fusedIRThrough(t *testing.T, path, last string) string {

@@ -60,21 +60,11 @@ func (fe *funcEmitter) genericMulti(dst string, iters []string, ins, outs []gene
 // 16-bit floats compare in f32.
 func (fe *funcEmitter) argReduce(op *niro.ArgReduce) {
 	res, x := op.Result, op.X
-	rt, ok := rankedTensor(res)
-	xt, ok1 := rankedTensor(x)
-	if !ok || !ok1 {
-		fe.opErrorf(op, "%s %s: needs ranked tensors, got %s -> %s", op.Name(), name(res), typeName(x.Type), typeName(res.Type))
+	rt, xt, elem, ok := fe.rankedUnary(op, res, x)
+	if !ok {
 		return
 	}
-	elem, err := scalarType(xt.Elem)
-	if err != nil {
-		fe.typ(x)
-		return
-	}
-	acc, accElem := elem, xt.Elem
-	if isHalf(xt.Elem) {
-		acc, accElem = "f32", niro.F32
-	}
+	acc, accElem := accumulator(xt.Elem, elem)
 	R := xt.Rank()
 	iters := parallel(R)
 	iters[op.Axis] = "reduction"

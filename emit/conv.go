@@ -113,10 +113,7 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		return
 	}
 	half := isHalf(xt.Elem)
-	acc, accElem := elem, xt.Elem
-	if half {
-		acc, accElem = "f32", niro.F32
-	}
+	acc, accElem := accumulator(xt.Elem, elem)
 	S := xt.Rank() - 2
 	if len(op.Pads) != 2*S || len(op.Strides) != S || len(op.Dilations) != S || op.Groups < 1 {
 		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))

@@ -32,14 +32,6 @@ func (o *vecOps) fill(c uint32) vec {
 	return r
 }
 
-func (o *vecOps) fbin(a, b vec, f func(x, y float32) float32) vec {
-	r := o.alloc()
-	for i := range r {
-		r[i] = bt(f(fl(a[i]), fl(b[i])))
-	}
-	return r
-}
-
 func (o *vecOps) ibin(a, b vec, f func(x, y uint32) uint32) vec {
 	r := o.alloc()
 	for i := range r {

@@ -35,8 +35,8 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 		return
 	}
 	acc, accElem := elem, xt.Elem
-	if isHalf(xt.Elem) && op.Kind != niro.PoolMax {
-		acc, accElem = "f32", niro.F32
+	if op.Kind != niro.PoolMax { // max needs no wider accumulator
+		acc, accElem = accumulator(xt.Elem, elem)
 	}
 	lo := make([]int64, S+2)
 	hi := make([]int64, S+2)

@@ -16,21 +16,11 @@ import (
 // floats accumulate in f32 and are rounded once at the end.
 func (fe *funcEmitter) reduce(op *niro.Reduce) {
 	res, x := op.Result, op.X
-	rt, ok := rankedTensor(res)
-	xt, ok1 := rankedTensor(x)
-	if !ok || !ok1 {
-		fe.opErrorf(op, "%s %s: needs ranked tensors, got %s -> %s", op.Name(), name(res), typeName(x.Type), typeName(res.Type))
+	rt, xt, elem, ok := fe.rankedUnary(op, res, x)
+	if !ok {
 		return
 	}
-	elem, err := scalarType(xt.Elem)
-	if err != nil {
-		fe.typ(x)
-		return
-	}
-	acc, accElem := elem, xt.Elem
-	if isHalf(xt.Elem) {
-		acc, accElem = "f32", niro.F32
-	}
+	acc, accElem := accumulator(xt.Elem, elem)
 	R := len(xt.Dims)
 	iters := make([]string, R)
 	var outExprs []string
@@ -210,15 +200,8 @@ func dimList(dims []int64) string {
 // its broadcasting map.
 func (fe *funcEmitter) broadcast(op *niro.Broadcast) {
 	res, x := op.Result, op.X
-	rt, ok := rankedTensor(res)
-	xt, ok1 := rankedTensor(x)
-	if !ok || !ok1 {
-		fe.opErrorf(op, "broadcast %s: needs ranked tensors, got %s -> %s", name(res), typeName(x.Type), typeName(res.Type))
-		return
-	}
-	elem, err := scalarType(xt.Elem)
-	if err != nil {
-		fe.typ(x)
+	rt, xt, elem, ok := fe.rankedUnary(op, res, x)
+	if !ok {
 		return
 	}
 	m, err := broadcastMap(xt.Dims, rt.Dims)
@@ -279,4 +262,32 @@ func (fe *funcEmitter) iota(op *niro.Iota) {
 			}
 			return y
 		})
+}
+
+// rankedUnary checks the ranked result and operand of a one-operand
+// lowering and returns their types and the operand's MLIR element type;
+// it reports and returns false otherwise.
+func (fe *funcEmitter) rankedUnary(op niro.Op, res, x niro.Value) (rt, xt niro.TensorType, elem string, ok bool) {
+	rt, ok1 := rankedTensor(res)
+	xt, ok2 := rankedTensor(x)
+	if !ok1 || !ok2 {
+		fe.opErrorf(op, "%s %s: needs ranked tensors, got %s -> %s", op.Name(), name(res), typeName(x.Type), typeName(res.Type))
+		return rt, xt, "", false
+	}
+	elem, err := scalarType(xt.Elem)
+	if err != nil {
+		fe.typ(x)
+		return rt, xt, "", false
+	}
+	return rt, xt, elem, true
+}
+
+// accumulator returns the type a fold over elements of type e (MLIR
+// spelling elem) accumulates in: f32 for 16-bit floats, which are rounded
+// once at the end, else e itself.
+func accumulator(e niro.ScalarType, elem string) (string, niro.ScalarType) {
+	if isHalf(e) {
+		return "f32", niro.F32
+	}
+	return elem, e
 }

@@ -71,17 +71,6 @@ func (nc *nodeCtx) input(i int) (niro.Value, bool) {
 	return nc.args[i], true
 }
 
-// presentInputs counts the non-omitted inputs.
-func (nc *nodeCtx) presentInputs() int {
-	k := 0
-	for _, h := range nc.have {
-		if h {
-			k++
-		}
-	}
-	return k
-}
-
 // setResult records the Niro value of node output i.
 func (nc *nodeCtx) setResult(i int, v niro.Value) {
 	if i < len(nc.n.Outputs) && nc.n.Outputs[i] != nil {
@@ -122,26 +111,6 @@ func (nc *nodeCtx) resultType(i int, inferred niro.TensorType) (niro.TensorType,
 		return inferred, nc.errorf("output %q is declared as %s, but the op produces %s: %v", name, nc.n.Outputs[i].Type, inferred, err)
 	}
 	return t, nil
-}
-
-// requireArity checks the number of present inputs and of outputs.
-func (nc *nodeCtx) requireArity(minIn, maxIn, outs int) error {
-	k := nc.presentInputs()
-	if k < minIn || k > maxIn || len(nc.args) > maxIn {
-		if minIn == maxIn {
-			return nc.errorf("takes %d inputs, has %d", minIn, k)
-		}
-		return nc.errorf("takes %d to %d inputs, has %d", minIn, maxIn, k)
-	}
-	for i := 0; i < minIn; i++ {
-		if !nc.have[i] {
-			return nc.errorf("input %d is required", i)
-		}
-	}
-	if len(nc.n.Outputs) != outs {
-		return nc.errorf("has %d outputs, want %d", len(nc.n.Outputs), outs)
-	}
-	return nil
 }
 
 // tensorOf returns the tensor type of a value.

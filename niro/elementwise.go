@@ -426,18 +426,6 @@ func elemOf(t Type) ScalarType {
 // InvalidScalar.
 func ElemOf(t Type) ScalarType { return elemOf(t) }
 
-// withElem returns t with element type e.
-func withElem(t Type, e ScalarType) Type {
-	switch t := t.(type) {
-	case ScalarType:
-		return e
-	case TensorType:
-		t.Elem = e
-		return t
-	}
-	return t
-}
-
 // InferBroadcast returns the type that element-wise broadcasting of the
 // given operand types gives, with element type elem: all scalars, or all
 // tensors whose shapes broadcast (an unranked one makes the result

@@ -279,17 +279,6 @@ func rankedOperand(what string, t Type) (TensorType, error) {
 	return tt, nil
 }
 
-// normAxis checks that axis lies in [-rank, rank) and returns it in [0, rank).
-func normAxis(axis, rank int) (int, error) {
-	if axis < -rank || axis >= rank {
-		return 0, fmt.Errorf("axis %d is out of range for rank %d", axis, rank)
-	}
-	if axis < 0 {
-		axis += rank
-	}
-	return axis, nil
-}
-
 // Users lists, for every value of f, the ops that read it and at which
 // operand index, in program order (nested regions included).
 type Use struct {
