@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -20,7 +21,10 @@ import (
 	"github.com/niro-dev/niro/toolchain"
 )
 
-var updateConformance = flag.Bool("update-conformance", false, "rewrite testdata/conformance/host.txt")
+var (
+	updateConformance = flag.Bool("update-conformance", false, "rewrite testdata/conformance/host.txt")
+	conformanceMatch  = flag.String("conformance-match", "", "run only the ONNX backend tests whose name matches this regular expression (a report, never with -update-conformance)")
+)
 
 // onnxTestsRoot is the ONNX backend test data: $NIRO_ONNX_TESTS, by
 // default ../shared/onnx-tests beside the repository.
@@ -128,6 +132,15 @@ func TestConformanceHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer idx.Close()
+	var match *regexp.Regexp
+	if *conformanceMatch != "" {
+		if *updateConformance {
+			t.Fatal("-conformance-match runs a subset; it cannot rewrite the list")
+		}
+		if match, err = regexp.Compile(*conformanceMatch); err != nil {
+			t.Fatal(err)
+		}
+	}
 	var tests []string
 	sc := bufio.NewScanner(idx)
 	for sc.Scan() {
@@ -135,12 +148,21 @@ func TestConformanceHost(t *testing.T) {
 		if len(f) < 2 || f[0] == "suite" {
 			continue
 		}
-		tests = append(tests, f[0]+"/"+f[1])
+		if name := f[0] + "/" + f[1]; match == nil || match.MatchString(name) {
+			tests = append(tests, name)
+		}
 	}
 	golden := filepath.Join("testdata", "conformance", "host.txt")
 	listed, err := readConformance(golden)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if match != nil {
+		for name := range listed {
+			if !match.MatchString(name) {
+				delete(listed, name)
+			}
+		}
 	}
 	ctx := context.Background()
 	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
@@ -212,7 +234,7 @@ func TestConformanceHost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if want, err := os.ReadFile(golden); err == nil && !t.Failed() && got != string(want) {
+	if want, err := os.ReadFile(golden); err == nil && match == nil && !t.Failed() && got != string(want) {
 		t.Errorf("%s is not in canonical form (sorted, one test a line); run go test -run TestConformanceHost -update-conformance", golden)
 	}
 	if t.Failed() && !*updateConformance {
