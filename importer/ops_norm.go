@@ -187,13 +187,8 @@ func layerNormConv(nc *nodeCtx) error {
 	xs := nc.cast(x, ct)
 	axes := axesFrom(a, r)
 	m := nc.mean(xs, axes)
-	// d = x − mean is written twice, once for the variance and once for
-	// the output: each has one use, so fusion folds one into the variance's
-	// reduction and the other into the output's loop nest, and d is never
-	// stored (recomputing a subtraction gives the same bits).
 	d := nc.bin(niro.Sub, xs, m)
 	v := nc.mean(nc.bin(niro.Mul, d, d), axes)
-	d = nc.bin(niro.Sub, xs, m)
 	eps := nc.scalar(ct, nc.attrFloat("epsilon", 1e-5))
 	std := nc.un(niro.Sqrt, nc.bin(niro.Add, v, eps))
 	inv := nc.bin(niro.Div, nc.scalar(ct, 1), std)

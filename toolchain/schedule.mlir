@@ -1019,8 +1019,9 @@ module attributes {transform.with_named_sequence} {
   // row maxima; LayerNormalization's output). Each row consumer that no
   // other row consumer reads is tiled by 16 rows and every producer
   // (reductions, their fills, the element-wise ops between them) is fused
-  // into the row loop, so an intermediate such as e only exists as a
-  // 16-row tile. Reductions must first write a rank-1 result (the fusion
+  // into the row loop, so an intermediate such as e (or LayerNormalization's
+  // d = x - mean) only exists as a 16-row tile. Reductions must first write
+  // a rank-1 result (the fusion
   // needs projected-permutation result maps), so unit dimensions are
   // folded away first (linalg's fold-unit-extent-dims, with reshapes).
   //

@@ -5,7 +5,7 @@
 //
 // DIR/softmax.onnx and DIR/layernorm.onnx work on a 64×1024 f32 input x
 // (softmax along the last axis; layernorm with scale and bias
-// initializers); sigmoid, tanh, gelu (erf form), gelu_tanh, exp, log and
+// initializers; layernorm_big is the same on 8192×1024); sigmoid, tanh, gelu (erf form), gelu_tanh, exp, log and
 // erf work element-wise on a 1024×1024 (1M) f32 input x. All are opset 20.
 package main
 
@@ -70,6 +70,11 @@ func main() {
 	write("softmax", rows, op("Softmax", "x"))
 	ln := op("LayerNormalization", "x", "scale", "bias")
 	write("layernorm", rows, ln,
+		vec("scale", 1024, func(i int) float32 { return 1 + float32(i%7)/8 }),
+		vec("bias", 1024, func(i int) float32 { return float32(i%5) / 16 }))
+	// The same LayerNormalization on 8192 rows (32 MiB): far beyond L2, so
+	// each pass over x is a pass over memory.
+	write("layernorm_big", []int64{8192, 1024}, ln,
 		vec("scale", 1024, func(i int) float32 { return 1 + float32(i%7)/8 }),
 		vec("bias", 1024, func(i int) float32 { return float32(i%5) / 16 }))
 	for _, t := range []string{"Sigmoid", "Tanh", "Exp", "Log", "Erf", "Gelu"} {
