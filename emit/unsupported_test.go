@@ -52,14 +52,14 @@ func TestUnsupported(t *testing.T) {
 // TestUnsupportedType checks that an unknown op of an element type with no
 // MLIR lowering is reported as not compilable, with the type as reason.
 func TestUnsupportedType(t *testing.T) {
-	m := parseModule(t, `func @f(tensor<4xf32>) -> (tensor<4xf8E4M3FN>) {
+	m := parseModule(t, `func @f(tensor<4xf32>) -> (tensor<4xi4>) {
 ^bb0(%0: tensor<4xf32>):
-  %1 = "onnx.Cast"(%0) {to = 17} : (tensor<4xf32>) -> tensor<4xf8E4M3FN> loc("c")
-  return %1 : tensor<4xf8E4M3FN>
+  %1 = "onnx.Cast"(%0) {to = 22} : (tensor<4xf32>) -> tensor<4xi4> loc("c")
+  return %1 : tensor<4xi4>
 }
 `)
 	_, err := Module(m, Options{})
-	const want = `not compilable in this instance: Cast (node "c": element type f8E4M3FN has no MLIR lowering)`
+	const want = `not compilable in this instance: Cast (node "c": element type i4 has no MLIR lowering)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}

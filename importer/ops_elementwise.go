@@ -363,21 +363,30 @@ func init() {
 		if err != nil {
 			return err
 		}
-		nc.out(0, nc.cast(nc.in(0), to))
+		nc.out(0, nc.castSaturating(nc.in(0), to))
 		return nil
 	}
 	register("Cast",
 		opSpec{Since: 1, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"to"}, Convert: castConv},
-		opSpec{Since: 19, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"to", "saturate"}, Convert: castConv},
-		opSpec{Since: 24, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"to", "saturate", "round_mode"}, Convert: castConv})
+		opSpec{Since: 19, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"to", "saturate"}, Float8: true, Convert: castConv},
+		opSpec{Since: 24, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{"to", "saturate", "round_mode"}, Float8: true, Convert: castConv})
 	castLike := func(nc *nodeCtx) error {
-		nc.out(0, nc.cast(nc.in(0), elem(nc.in(1))))
+		nc.out(0, nc.castSaturating(nc.in(0), elem(nc.in(1))))
 		return nil
 	}
 	register("CastLike",
 		opSpec{Since: 15, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{}, Convert: castLike},
-		opSpec{Since: 19, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"saturate"}, Convert: castLike},
-		opSpec{Since: 24, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"saturate", "round_mode"}, Convert: castLike})
+		opSpec{Since: 19, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"saturate"}, Float8: true, Convert: castLike},
+		opSpec{Since: 24, In: [2]int{2, 2}, Out: [2]int{1, 1}, Attrs: []string{"saturate", "round_mode"}, Float8: true, Convert: castLike})
+}
+
+// castSaturating casts x to to as Cast and CastLike do: a cast to an
+// 8-bit float saturates unless the attribute saturate is 0 (opset 19 on).
+func (nc *nodeCtx) castSaturating(x niro.Value, to niro.ScalarType) niro.Value {
+	if elem(x) == to || !niro.IsFloat8(to) || nc.attrInt("saturate", 1) != 0 {
+		return nc.cast(x, to)
+	}
+	return nc.op(&niro.Cast{To: to, NoSaturate: true, X: x})
 }
 
 // powConv maps Pow. A float base takes the exponent cast to its type; an

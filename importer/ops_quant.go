@@ -8,11 +8,12 @@ import (
 // DynamicQuantizeLinear decompose into the element-wise families in the
 // order the ONNX reference computes them, in the float types numpy
 // computes them in, so the results are bit-exact. Quantization targets the
-// 8- and 16-bit integers; float8 and 4- and 2-bit targets stay UnknownOps.
+// 8- and 16-bit integers and the 8-bit floats; 4- and 2-bit targets stay
+// UnknownOps.
 
 func init() {
 	q := func(since int64, attrs ...string) opSpec {
-		return opSpec{Since: since, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: append([]string{}, attrs...), Convert: quantizeLinear}
+		return opSpec{Since: since, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: append([]string{}, attrs...), Float8: since >= 19, Convert: quantizeLinear}
 	}
 	register("QuantizeLinear",
 		q(10),
@@ -21,11 +22,12 @@ func init() {
 		q(21, "axis", "block_size", "output_dtype", "saturate"),
 		q(23, "axis", "block_size", "output_dtype", "precision", "saturate"))
 	dq := func(since int64, attrs ...string) opSpec {
-		return opSpec{Since: since, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: append([]string{}, attrs...), Convert: dequantizeLinear}
+		return opSpec{Since: since, In: [2]int{2, 3}, Out: [2]int{1, 1}, Attrs: append([]string{}, attrs...), Float8: since >= 19, Convert: dequantizeLinear}
 	}
 	register("DequantizeLinear",
 		dq(10),
 		dq(13, "axis"),
+		dq(19, "axis"),
 		dq(21, "axis", "block_size"),
 		dq(23, "axis", "block_size", "output_dtype"))
 	register("DynamicQuantizeLinear", opSpec{Since: 11, In: [2]int{1, 1}, Out: [2]int{3, 3}, Attrs: []string{}, Convert: dynamicQuantizeLinear})
@@ -51,8 +53,9 @@ func quantizeLinear(nc *nodeCtx) error {
 		}
 		to = od
 	}
-	switch to {
-	case niro.I8, niro.U8, niro.I16, niro.U16:
+	switch {
+	case to == niro.I8, to == niro.U8, to == niro.I16, to == niro.U16:
+	case niro.IsFloat8(to):
 	default:
 		nc.notYet("quantization to %s is not supported yet", to)
 		return nil
@@ -77,6 +80,16 @@ func quantizeLinear(nc *nodeCtx) error {
 	if w == niro.F64 {
 		wide = niro.F64
 	}
+	if niro.IsFloat8(to) {
+		// y = cast(x / scale + zp), the cast rounding to nearest even and
+		// saturating unless saturate = 0.
+		q := nc.bin(niro.Div, nc.cast(x, w), nc.cast(scale, w))
+		if len(ps) > 1 {
+			q = nc.bin(niro.Add, q, nc.cast(ps[1], w))
+		}
+		nc.out(0, restore(nc.castSaturating(q, to)))
+		return nil
+	}
 	r := nc.un(niro.Round, nc.cast(nc.bin(niro.Div, nc.cast(x, w), nc.cast(scale, w)), wide))
 	if len(ps) > 1 {
 		r = nc.bin(niro.Add, r, nc.cast(ps[1], wide))
@@ -94,8 +107,8 @@ func dequantizeLinear(nc *nodeCtx) error {
 	x, ps, restore := nc.quantParams()
 	scale := ps[0]
 	e := elem(x)
-	if !e.IsInt() || e.Bits() > 32 {
-		return nc.errorf("x must hold integers of at most 32 bits, has %s", e)
+	if !niro.IsFloat8(e) && (!e.IsInt() || e.Bits() > 32) {
+		return nc.errorf("x must hold 8-bit floats or integers of at most 32 bits, has %s", e)
 	}
 	if !elem(scale).IsFloat() {
 		return nc.errorf("the scale must have float elements, has %s", elem(scale))
@@ -203,7 +216,7 @@ func (nc *nodeCtx) quantParams() (x niro.Value, ps []niro.Value, restore func(ni
 		return x, ps, restore
 	}
 	if len(ps) > 1 {
-		if zd, ok := nc.staticDims(ps[1]); ok && !equalDims(sd, zd) {
+		if zd, ok := nc.staticDims(ps[1]); ok && !equalDims(sd, zd) && (product(sd) != 1 || product(zd) != 1) {
 			nc.fail("the zero point has shape %v, the scale %v", zd, sd)
 		}
 	}
@@ -216,9 +229,12 @@ func (nc *nodeCtx) quantParams() (x niro.Value, ps []niro.Value, restore func(ni
 	switch {
 	case block < 0:
 		nc.fail("block_size must not be negative, is %d", block)
-	case len(sd) == 0:
-	case product(sd) == 1:
-		reshapeAll([]int64{})
+	case product(sd) == 1: // a scalar or one element (the zero point may be [1] to a scalar scale)
+		for i := range ps {
+			if d, ok := nc.staticDims(ps[i]); !ok || len(d) > 0 {
+				ps[i] = nc.reshape(ps[i], []int64{})
+			}
+		}
 	case block == 0:
 		if len(sd) != 1 {
 			nc.fail("the scale must be a scalar or have rank 1, has shape %v", sd)

@@ -34,6 +34,10 @@ type opSpec struct {
 	// Convert maps the node. It may return errFallback to keep the node
 	// as an UnknownOp (an instance niro cannot express yet).
 	Convert func(nc *nodeCtx) error
+	// Float8 marks a version whose converter takes the 8-bit floats
+	// (niro.IsFloat8) on its inputs and outputs, as Cast does; other nodes
+	// on them stay UnknownOps.
+	Float8 bool
 	// Fold, if set, computes the outputs from known input values; it
 	// returns nil outputs when it cannot fold this instance.
 	Fold func(nc *nodeCtx, in []*known) ([]*known, error)
@@ -101,7 +105,7 @@ func (nc *nodeCtx) convertRegistered() error {
 			return err
 		}
 	}
-	if !nc.typesSupported() {
+	if !nc.typesSupported(spec.Float8) {
 		return errFallback
 	}
 	mark := len(nc.e.blk.Ops)
@@ -139,20 +143,22 @@ func (nc *nodeCtx) convertRegistered() error {
 // typesSupported reports whether every present input and every declared
 // output has an element type the Niro op families compute on (bool,
 // integers of 8 to 64 bits, f16, bf16, f32, f64). Nodes on other types
-// (complex, float8, 4-bit) stay UnknownOps, which emit refuses by name.
-func (nc *nodeCtx) typesSupported() bool {
+// (complex, 4-bit, and float8 unless float8 is set) stay UnknownOps, which
+// emit refuses by name.
+func (nc *nodeCtx) typesSupported(float8 bool) bool {
+	ok := func(s niro.ScalarType) bool { return niro.ClassOf(s) != 0 || float8 && niro.IsFloat8(s) }
 	for i, v := range nc.args {
-		if nc.have[i] && niro.ClassOf(elem(v)) == 0 {
+		if nc.have[i] && !ok(elem(v)) {
 			return false
 		}
 	}
 	for i := range nc.n.Outputs {
-		if d, ok, err := nc.declared(i); err == nil && ok && d.Elem != niro.InvalidScalar && niro.ClassOf(d.Elem) == 0 {
+		if d, declared, err := nc.declared(i); err == nil && declared && d.Elem != niro.InvalidScalar && !ok(d.Elem) {
 			return false
 		}
 	}
 	if a := nc.attr("to"); a != nil && nc.n.OpType == "Cast" {
-		if s, ok := ScalarType(DataType(a.Int)); !ok || niro.ClassOf(s) == 0 {
+		if s, known := ScalarType(DataType(a.Int)); !known || !ok(s) {
 			return false
 		}
 	}

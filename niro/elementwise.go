@@ -327,6 +327,14 @@ type Compare struct {
 // signedness and narrow by dropping high bits; bool converts to 0 or 1, and
 // a value converts to bool as "not zero".
 //
+// Cast is also the one op defined on the 8-bit floats (f8E4M3FN,
+// f8E4M3FNUZ, f8E5M2, f8E5M2FNUZ), which other ops only move. A
+// conversion to one rounds to nearest even and saturates: a magnitude
+// beyond the largest finite value, infinity included, becomes ±max. With
+// NoSaturate (printed {no_saturate = true}, allowed only then) it becomes
+// ±infinity where the format has one (f8E5M2) and NaN elsewhere. NaN stays
+// NaN, and the FNUZ formats, which have no −0, give +0 for a zero.
+//
 // Example printed form:
 //
 //	%1 = cast %0 : (tensor<4xf32>) -> tensor<4xi64>
@@ -334,10 +342,24 @@ type Cast struct {
 	Loc
 	noRegions
 	noSuccessors
-	To     ScalarType
-	Result Value
-	X      Value
+	To         ScalarType
+	NoSaturate bool
+	Result     Value
+	X          Value
 }
+
+// IsFloat8 reports whether s is one of the 8-bit floats Cast converts to
+// and from (f8E8M0FNU is not among them).
+func IsFloat8(s ScalarType) bool {
+	switch s {
+	case F8E4M3FN, F8E4M3FNUZ, F8E5M2, F8E5M2FNUZ:
+		return true
+	}
+	return false
+}
+
+// castable reports whether Cast converts to and from s.
+func castable(s ScalarType) bool { return ClassOf(s) != 0 || IsFloat8(s) }
 
 // Select picks, element by element (broadcasting all three), X where Cond
 // holds and Y elsewhere.
@@ -396,8 +418,13 @@ func (o *Select) setResults(vs []Value)  { o.Result = vs[0] }
 func (*Binary) params() Attrs  { return nil }
 func (*Unary) params() Attrs   { return nil }
 func (*Compare) params() Attrs { return nil }
-func (*Cast) params() Attrs    { return nil }
-func (*Select) params() Attrs  { return nil }
+func (o *Cast) params() Attrs {
+	if o.NoSaturate {
+		return Attrs{"no_saturate": BoolAttr(true)}
+	}
+	return nil
+}
+func (*Select) params() Attrs { return nil }
 
 func (o *Binary) print(p *printer)  { p.generic(o) }
 func (o *Unary) print(p *printer)   { p.generic(o) }
@@ -520,11 +547,14 @@ func (o *Compare) inferTypes() ([]Type, error) {
 
 func (o *Cast) inferTypes() ([]Type, error) {
 	from := elemOf(o.X.Type)
-	if ClassOf(from) == 0 {
+	if !castable(from) {
 		return nil, fmt.Errorf("cast from element type %s is not supported", typeString(from))
 	}
-	if ClassOf(o.To) == 0 {
+	if !castable(o.To) {
 		return nil, fmt.Errorf("cast to element type %s is not supported", typeString(o.To))
+	}
+	if o.NoSaturate && !IsFloat8(o.To) {
+		return nil, fmt.Errorf("no_saturate applies only to a cast to an 8-bit float, not to %s", typeString(o.To))
 	}
 	t, err := InferBroadcast(o.To, o.X.Type)
 	return []Type{t}, err
@@ -560,7 +590,8 @@ func init() {
 		}})
 	}
 	defineOp("cast", &opDef{results: 1, operands: 1, make: func(ins, outs []Value, a Attrs) (genericOp, error) {
-		return &Cast{To: elemOf(outs[0].Type), X: ins[0]}, readAttrs(a).done("cast")
+		r := readAttrs(a)
+		return &Cast{To: elemOf(outs[0].Type), NoSaturate: r.bool("no_saturate"), X: ins[0]}, r.done("cast")
 	}})
 	defineOp("select", &opDef{results: 1, operands: 3, make: func(ins, outs []Value, a Attrs) (genericOp, error) {
 		return &Select{Cond: ins[0], X: ins[1], Y: ins[2]}, readAttrs(a).done("select")
