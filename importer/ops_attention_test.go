@@ -1,8 +1,12 @@
 package importer
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
 
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/onnxpb"
@@ -93,4 +97,142 @@ func TestAttentionGQA(t *testing.T) {
 			t.Errorf("matmul %d reads %s, want %s", i, got, want)
 		}
 	}
+}
+
+// TestAttentionFamilyRandom imports the four ops with random shapes,
+// element types, present and absent optional inputs and attributes, most
+// of them invalid: each must import into valid IR or fail with an error
+// naming the node, never panic.
+func TestAttentionFamilyRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	types := []DataType{dtFloat, dtFloat16, dtInt64, dtBool}
+	val := func(name string) *onnxpb.ValueInfoProto {
+		dims := make([]int64, r.IntN(5))
+		for i := range dims {
+			dims[i] = int64(r.IntN(4))
+			if r.IntN(12) == 0 {
+				dims[i] = dyn
+			}
+		}
+		e := dtFloat
+		if r.IntN(6) == 0 {
+			e = types[r.IntN(len(types))]
+		}
+		return vi(name, e, dims...)
+	}
+	ops := []struct {
+		op    string
+		opset int64
+		ins   int
+		outs  int
+		attrs []*onnxpb.AttributeProto
+	}{
+		{"Attention", 24, 7, 4, []*onnxpb.AttributeProto{attrInt("is_causal", 1), attrInt("q_num_heads", 2), attrInt("kv_num_heads", 1),
+			attrInt("qk_matmul_output_mode", 3), attrFloat("scale", 0.5), attrFloat("softcap", 2), attrInt("softmax_precision", 1)}},
+		{"RotaryEmbedding", 23, 4, 1, []*onnxpb.AttributeProto{attrInt("interleaved", 1), attrInt("num_heads", 2), attrInt("rotary_embedding_dim", 2)}},
+		{"SwiGLU", 28, 2, 1, []*onnxpb.AttributeProto{attrFloat("alpha", 1.5)}},
+		{"TensorScatter", 24, 3, 1, []*onnxpb.AttributeProto{attrInt("axis", 1), attrString("mode", "circular")}},
+	}
+	imported := map[string]int{}
+	for i := 0; i < 3000; i++ {
+		o := ops[r.IntN(len(ops))]
+		var ins []string
+		var gin []*onnxpb.ValueInfoProto
+		for k := 0; k < 1+r.IntN(o.ins); k++ {
+			name := fmt.Sprintf("in%d", k)
+			if k >= 2 && r.IntN(3) == 0 {
+				ins = append(ins, "")
+				continue
+			}
+			ins = append(ins, name)
+			gin = append(gin, val(name))
+		}
+		var outs []string
+		var gout []*onnxpb.ValueInfoProto
+		for k := 0; k < 1+r.IntN(o.outs); k++ {
+			name := fmt.Sprintf("out%d", k)
+			outs = append(outs, name)
+			gout = append(gout, &onnxpb.ValueInfoProto{Name: proto.String(name)})
+		}
+		var attrs []*onnxpb.AttributeProto
+		for _, a := range o.attrs {
+			if r.IntN(2) == 0 {
+				attrs = append(attrs, a)
+			}
+		}
+		if o.op == "Attention" && r.IntN(2) == 0 {
+			ins, gin, attrs = coherentAttention(r)
+		}
+		m := model(o.opset, graph("g", []*onnxpb.NodeProto{node(o.op, ins, outs, attrs...)}, gin, gout))
+		mod, err := importModel(t, m, Options{})
+		if err != nil {
+			if !strings.Contains(err.Error(), o.op) {
+				t.Errorf("case %d: error %v does not name the node", i, err)
+			}
+			continue
+		}
+		if err := niro.Verify(mod); err != nil {
+			t.Errorf("case %d (%s %v): invalid IR: %v", i, o.op, gin, err)
+		}
+		imported[o.op]++
+	}
+	t.Logf("imported: %v", imported)
+	for _, o := range ops {
+		if imported[o.op] == 0 {
+			t.Errorf("no random %s instance imported: the cases test only the errors", o.op)
+		}
+	}
+}
+
+// coherentAttention returns the inputs and attributes of a random
+// Attention instance whose shapes fit together: 3-D or 4-D, grouped or
+// not, with or without a mask (bool or float, of rank 1 to 4, its last
+// axis possibly short), a cache, nonpad_kv_seqlen, is_causal and softcap.
+func coherentAttention(r *rand.Rand) ([]string, []*onnxpb.ValueInfoProto, []*onnxpb.AttributeProto) {
+	b, hk, g, s, l, d, dv := int64(1+r.IntN(2)), int64(1+r.IntN(2)), int64(1+r.IntN(2)), int64(1+r.IntN(3)), int64(1+r.IntN(3)), int64(1+r.IntN(3)), int64(1+r.IntN(3))
+	hq := hk * g
+	var attrs []*onnxpb.AttributeProto
+	ins := []string{"q", "k", "v"}
+	var gin []*onnxpb.ValueInfoProto
+	if r.IntN(2) == 0 {
+		gin = []*onnxpb.ValueInfoProto{vi("q", dtFloat, b, hq, s, d), vi("k", dtFloat, b, hk, l, d), vi("v", dtFloat, b, hk, l, dv)}
+	} else {
+		gin = []*onnxpb.ValueInfoProto{vi("q", dtFloat, b, s, hq*d), vi("k", dtFloat, b, l, hk*d), vi("v", dtFloat, b, l, hk*dv)}
+		attrs = append(attrs, attrInt("q_num_heads", hq), attrInt("kv_num_heads", hk))
+	}
+	past := int64(0)
+	if r.IntN(2) == 0 {
+		past = int64(r.IntN(3))
+	}
+	total := past + l
+	ins = append(ins, "")
+	if r.IntN(2) == 0 {
+		full := []int64{b, hq, s, total - int64(r.IntN(int(total)))}
+		dims := full[4-1-r.IntN(4):]
+		for i := 0; i < len(dims)-1; i++ {
+			if r.IntN(3) == 0 {
+				dims[i] = 1
+			}
+		}
+		e := dtFloat
+		if r.IntN(2) == 0 {
+			e = dtBool
+		}
+		ins[3] = "m"
+		gin = append(gin, vi("m", e, dims...))
+	}
+	if past > 0 {
+		ins = append(ins, "pk", "pv")
+		gin = append(gin, vi("pk", dtFloat, b, hk, past, d), vi("pv", dtFloat, b, hk, past, dv))
+	} else if r.IntN(2) == 0 {
+		ins = append(ins, "", "", "np")
+		gin = append(gin, vi("np", dtInt64, b))
+	}
+	if r.IntN(2) == 0 {
+		attrs = append(attrs, attrInt("is_causal", 1))
+	}
+	if r.IntN(3) == 0 {
+		attrs = append(attrs, attrFloat("softcap", 3))
+	}
+	return ins, gin, attrs
 }
