@@ -1,5 +1,6 @@
-// Package onnxgen builds the small convolutional example models
-// (examples/mnist, resnetblock, mobilenetv2, unet) with the onnxpb types:
+// Package onnxgen builds the small example models (the convolutional
+// examples/mnist, resnetblock, mobilenetv2, unet, and examples/decoder)
+// with the onnxpb types:
 // a graph of nodes with deterministic pseudo-random f32 weights, written
 // as model.onnx and test_data_set_K/input_K.pb like the ONNX test data.
 // Expected outputs come from ONNX Runtime (scripts/ort-expected.mjs).
