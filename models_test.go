@@ -32,6 +32,11 @@ import (
 //     BatchNormalization, and the residual Add, [1, 16, 14, 14].
 //   - examples/unet: a U-Net decoder step, ConvTranspose stride 2, Concat
 //     with the skip input, two Conv 3×3 → Relu, [1, 16, 16, 16].
+//   - examples/decoder: a Llama-style decoder block (RMSNormalization,
+//     RotaryEmbedding with position_ids, grouped-query causal Attention
+//     with past_key/past_value and present outputs, SiLU-gated MLP, LM
+//     head): set 0 a prompt of 8 tokens with an empty cache, set 1 one
+//     generated token whose cache is set 0's present_key/present_value.
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -56,6 +61,7 @@ func TestModels(t *testing.T) {
 		{"resnetblock", ShapeFlags{}, 1e-5, 1e-6},
 		{"mobilenetv2", ShapeFlags{}, 1e-5, 1e-6},
 		{"unet", ShapeFlags{}, 1e-5, 1e-6},
+		{"decoder", ShapeFlags{}, 1e-5, 1e-6},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Times the example models (examples/transformer, examples/classifier and
-# the convolutional mnist, resnetblock, mobilenetv2 and unet) with
+# the convolutional mnist, resnetblock, mobilenetv2 and unet, and
+# examples/decoder's prompt and generation steps) with
 # `niro bench` and with ONNX Runtime on one thread (scripts/ort-bench.mjs),
 # alternating, ROUNDS times each (default 3), on the same inputs: the
 # inputs of each model's test_data_set_0, the classifier at batch N (default
@@ -14,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v go >/dev/null 2>&1; then export PATH="/usr/local/go/bin:$PATH"; fi
 rounds="${1:-3}" n="${2:-8}" runs=2000 cnn_runs="${CNN_RUNS:-500}"
-models="${MODELS:-transformer classifier mnist resnetblock mobilenetv2 unet}"
+models="${MODELS:-transformer classifier mnist resnetblock mobilenetv2 unet decoder}"
 has() { [[ " $models " == *" $1 "* ]]; }
 bin="$(mktemp -d)/niro"
 go build -o "$bin" .
@@ -36,4 +37,12 @@ for _ in $(seq "$rounds"); do
     echo "$m niro $("$bin" bench "examples/$m/model.onnx" --runs "$cnn_runs" --json "${args[@]/#/--input=}")"
     echo "$m ort  $(node scripts/ort-bench.mjs "examples/$m/model.onnx" "$cnn_runs" "${args[@]}")"
   done
+  if has decoder; then
+    for k in 0 1; do
+      d=examples/decoder/test_data_set_$k step=$([ "$k" = 0 ] && echo prompt || echo generation)
+      args=("input_ids=$d/input_0.pb" "position_ids=$d/input_1.pb" "past_key=$d/input_2.pb" "past_value=$d/input_3.pb")
+      echo "decoder $step niro $("$bin" bench examples/decoder/model.onnx --runs "$runs" --json "${args[@]/#/--input=}")"
+      echo "decoder $step ort  $(node scripts/ort-bench.mjs examples/decoder/model.onnx "$runs" "${args[@]}")"
+    done
+  fi
 done

@@ -1,5 +1,6 @@
-// Package onnxgen builds the small convolutional example models
-// (examples/mnist, resnetblock, mobilenetv2, unet) with the onnxpb types:
+// Package onnxgen builds the small example models (the convolutional
+// examples/mnist, resnetblock, mobilenetv2, unet, and examples/decoder)
+// with the onnxpb types:
 // a graph of nodes with deterministic pseudo-random f32 weights, written
 // as model.onnx and test_data_set_K/input_K.pb like the ONNX test data.
 // Expected outputs come from ONNX Runtime (scripts/ort-expected.mjs).
@@ -163,3 +164,48 @@ func write(path string, msg proto.Message) {
 		log.Fatal(err)
 	}
 }
+
+// NodeOuts adds a node with several outputs (an empty name omits one),
+// named after its first output.
+func (b *Builder) NodeOuts(op string, ins, outs []string, attrs ...*onnxpb.AttributeProto) {
+	b.nodes = append(b.nodes, &onnxpb.NodeProto{Name: proto.String(outs[0]), OpType: proto.String(op), Input: ins, Output: outs, Attribute: attrs})
+}
+
+// Add adds an initializer given whole.
+func (b *Builder) Add(t *onnxpb.TensorProto) string {
+	b.inits = append(b.inits, t)
+	return t.GetName()
+}
+
+// Info is a graph input or output of element type elem (a
+// TensorProto_DataType) whose extents are dims, or, where syms[i] is not
+// "", the symbolic dimension syms[i].
+func Info(name string, elem onnxpb.TensorProto_DataType, dims []int64, syms ...string) *onnxpb.ValueInfoProto {
+	var ds []*onnxpb.TensorShapeProto_Dimension
+	for i, d := range dims {
+		if i < len(syms) && syms[i] != "" {
+			ds = append(ds, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: syms[i]}})
+			continue
+		}
+		ds = append(ds, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
+	}
+	return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
+		TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(elem)), Shape: &onnxpb.TensorShapeProto{Dim: ds}},
+	}}}
+}
+
+// WriteModel writes dir/model.onnx at the given opset and IR version with
+// the given graph inputs and outputs.
+func (b *Builder) WriteModel(dir, name string, opset, ir int64, inputs, outputs []*onnxpb.ValueInfoProto) {
+	g := &onnxpb.GraphProto{Name: proto.String(name), Initializer: b.inits, Node: b.nodes, Input: inputs, Output: outputs}
+	m := &onnxpb.ModelProto{
+		IrVersion:    proto.Int64(ir),
+		ProducerName: proto.String("niro " + dir + "/gen"),
+		OpsetImport:  []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(opset)}},
+		Graph:        g,
+	}
+	write(filepath.Join(dir, "model.onnx"), m)
+}
+
+// WriteTensor writes a TensorProto to path.
+func WriteTensor(path string, t *onnxpb.TensorProto) { write(path, t) }
