@@ -131,6 +131,9 @@ func TestRandomOps(t *testing.T) {
 		opNode("RandomUniform", nil, []string{"u"}, attrF("low", -2), attrF("high", 5), attrF("seed", 3), attrIs("shape", dims...)),
 		opNode("RandomUniform", nil, []string{"u_same"}, attrF("low", -2), attrF("high", 5), attrF("seed", 3), attrIs("shape", dims...)),
 		opNode("RandomUniform", nil, []string{"u_other"}, attrF("low", -2), attrF("high", 5), attrF("seed", 4), attrIs("shape", dims...)),
+		// More elements than the importer folds: the counters are computed
+		// at run time.
+		opNode("RandomUniform", nil, []string{"u_big"}, attrF("seed", -0.5), attrIs("shape", 80, 64), attrI("dtype", int64(f64))),
 		opNode("RandomNormal", nil, []string{"nrm"}, attrF("mean", 1), attrF("scale", 2), attrF("seed", 7), attrIs("shape", dims...)),
 		opNode("RandomNormalLike", []string{"p"}, []string{"nrm64"}, attrI("dtype", int64(f64))),
 		opNode("RandomUniformLike", []string{"p"}, []string{"u16"}, attrI("dtype", int64(f16)), attrF("seed", 1)),
@@ -139,7 +142,7 @@ func TestRandomOps(t *testing.T) {
 	}
 	ins := []opValue{{"p", f32, dims}, {"logits", f32, []int64{2, 3}}}
 	outs := []opValue{{"u", f32, dims}, {"u_same", f32, dims}, {"u_other", f32, dims}, {"nrm", f32, dims},
-		{"nrm64", f64, dims}, {"u16", f16, dims}, {"b", f32, dims}, {"m", i64, []int64{2, 4000}}}
+		{"nrm64", f64, dims}, {"u16", f16, dims}, {"b", f32, dims}, {"m", i64, []int64{2, 4000}}, {"u_big", f64, []int64{80, 64}}}
 	p := make([]float32, n)
 	for i := range p {
 		p[i] = 0.3
@@ -174,6 +177,11 @@ func TestRandomOps(t *testing.T) {
 		want := float32(u*7) + -2
 		if float32(v) != want {
 			t.Fatalf("RandomUniform element %d = %v, the generator gives %v", i, v, want)
+		}
+	}
+	for i, v := range vals[8] {
+		if want := float64(splitMix(-0.5, uint64(i))>>11) * 0x1p-53; v != want {
+			t.Fatalf("RandomUniform f64 element %d = %v, the generator gives %v", i, v, want)
 		}
 	}
 	if string(got[0].Data) != string(got[1].Data) {
