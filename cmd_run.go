@@ -110,7 +110,7 @@ type TestCmd struct {
 	Data  []string `arg:"" help:"ONNX test-data folders holding input_K.pb and output_K.pb." type:"existingdir"`
 	Rtol  float64  `help:"Relative tolerance." default:"1e-3"`
 	Atol  float64  `help:"Absolute tolerance." default:"1e-7"`
-	Check string   `help:"How outputs are checked: allclose (element by element, with --rtol and --atol), or, for random outputs, bernoulli (the model's one output is a Bernoulli draw with its one input's probabilities: the expected type and shape, values 0 or 1, and the count of ones within 4 standard deviations of its expectation) or bernoulli-complement (the same with probabilities 1 - input)." enum:"allclose,bernoulli,bernoulli-complement" default:"allclose"`
+	Check string   `help:"How outputs are checked: allclose (element by element, with --rtol and --atol), or, for random outputs, bernoulli (the model's one output is a Bernoulli draw with its one input's probabilities: the expected type and shape, values 0 or 1, and the count of ones within 4 standard deviations of its expectation) bernoulli-complement (the same with probabilities 1 - input), or dropout (a training Dropout of input 0 with ratio input 1: each output element 0 or input·1/(1 - ratio), agreeing with the mask output, the count kept within 4 standard deviations of its expectation)." enum:"allclose,bernoulli,bernoulli-complement,dropout" default:"allclose"`
 	ShapeFlags
 	PipelineFlag
 }
@@ -213,6 +213,23 @@ func checkStatistical(mode string, ins, got, want []tensorio.Tensor) error {
 			return fmt.Errorf("output 0: %w", err)
 		}
 		return nil
+	case "dropout":
+		if len(ins) < 1 || len(got) < 1 || len(got) != len(want) || len(got) > 2 {
+			return fmt.Errorf("the dropout check needs a model with inputs x[, ratio, training_mode] and outputs y[, mask], has %d and %d", len(ins), len(got))
+		}
+		ratio := 0.5
+		if len(ins) > 1 {
+			r, err := tensorio.Float64s(ins[1])
+			if err != nil || len(r) != 1 {
+				return fmt.Errorf("input 1 (the ratio) must hold one float")
+			}
+			ratio = r[0]
+		}
+		var mask, wantMask *tensorio.Tensor
+		if len(got) == 2 {
+			mask, wantMask = &got[1], &want[1]
+		}
+		return tensorio.CheckDropout(ins[0], ratio, got[0], want[0], mask, wantMask)
 	}
 	return fmt.Errorf("unknown check mode %q", mode)
 }

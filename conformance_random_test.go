@@ -28,7 +28,7 @@ func readStatistical(path string) (map[string]string, error) {
 			return nil, fmt.Errorf("%s:%d: want SUITE/TEST CHECK # reason", path, i+1)
 		}
 		switch f[1] {
-		case "bernoulli", "bernoulli-complement":
+		case "bernoulli", "bernoulli-complement", "dropout":
 		default:
 			return nil, fmt.Errorf("%s:%d: unknown check %q", path, i+1, f[1])
 		}

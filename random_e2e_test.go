@@ -43,6 +43,10 @@ func attrI(name string, v int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(v)}
 }
 
+func attrT(name string, t *onnxpb.TensorProto) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: t}
+}
+
 func attrIs(name string, v ...int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
 }
@@ -134,6 +138,10 @@ func TestRandomOps(t *testing.T) {
 		// More elements than the importer folds: the counters are computed
 		// at run time.
 		opNode("RandomUniform", nil, []string{"u_big"}, attrF("seed", -0.5), attrIs("shape", 80, 64), attrI("dtype", int64(f64))),
+		// Dropout in training mode: a mask from the generator.
+		opNode("Constant", nil, []string{"ratio"}, attrT("value", &onnxpb.TensorProto{DataType: proto.Int32(int32(f32)), FloatData: []float32{0.25}})),
+		opNode("Constant", nil, []string{"training"}, attrT("value", &onnxpb.TensorProto{DataType: proto.Int32(int32(onnxpb.TensorProto_BOOL)), Int32Data: []int32{1}})),
+		opNode("Dropout", []string{"p", "ratio", "training"}, []string{"drop", "keep"}, attrI("seed", 9)),
 		opNode("RandomNormal", nil, []string{"nrm"}, attrF("mean", 1), attrF("scale", 2), attrF("seed", 7), attrIs("shape", dims...)),
 		opNode("RandomNormalLike", []string{"p"}, []string{"nrm64"}, attrI("dtype", int64(f64))),
 		opNode("RandomUniformLike", []string{"p"}, []string{"u16"}, attrI("dtype", int64(f16)), attrF("seed", 1)),
@@ -142,7 +150,8 @@ func TestRandomOps(t *testing.T) {
 	}
 	ins := []opValue{{"p", f32, dims}, {"logits", f32, []int64{2, 3}}}
 	outs := []opValue{{"u", f32, dims}, {"u_same", f32, dims}, {"u_other", f32, dims}, {"nrm", f32, dims},
-		{"nrm64", f64, dims}, {"u16", f16, dims}, {"b", f32, dims}, {"m", i64, []int64{2, 4000}}, {"u_big", f64, []int64{80, 64}}}
+		{"nrm64", f64, dims}, {"u16", f16, dims}, {"b", f32, dims}, {"m", i64, []int64{2, 4000}}, {"u_big", f64, []int64{80, 64}},
+		{"drop", f32, dims}, {"keep", onnxpb.TensorProto_BOOL, dims}}
 	p := make([]float32, n)
 	for i := range p {
 		p[i] = 0.3
@@ -239,4 +248,18 @@ func TestRandomOps(t *testing.T) {
 			}
 		}
 	}
+	// Dropout: the mask is u ≥ ratio for the generator's uniforms, the
+	// output (mask·x)·(1/(1 − ratio)).
+	for i, k := range vals[10] {
+		u := float32(splitMix(9, uint64(i))>>40) * 0x1p-24
+		keep := u >= 0.25
+		want := float32(0)
+		if keep {
+			want = p[i] * float32(1/0.75)
+		}
+		if (k == 1) != keep || float32(vals[9][i]) != want {
+			t.Fatalf("Dropout element %d: mask %v, output %v; want %v, %v", i, k, vals[9][i], keep, want)
+		}
+	}
+	checkMoments("Dropout mask", vals[10], 0, 1.5, 0.75, 0.75*0.25)
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/onnxpb"
 )
 
 // The random ops: RandomUniform, RandomNormal, their Like forms,
@@ -31,9 +32,13 @@ const (
 	rngMul2  uint64 = 0x94D049BB133111EB
 )
 
-// rngKey returns the generator's key for the node's seed attribute.
+// rngKey returns the generator's key for the node's seed attribute (a
+// float, or an integer for Dropout): the bits of its value as a double.
 func (nc *nodeCtx) rngKey() uint64 {
 	if a := nc.attr("seed"); a != nil {
+		if a.Type == onnxpb.AttributeProto_INT {
+			return math.Float64bits(float64(a.Int))
+		}
 		return math.Float64bits(float64(a.Float))
 	}
 	return 0
@@ -229,6 +234,46 @@ func multinomialConv(nc *nodeCtx) error {
 	idx := nc.reduce(niro.ReduceSum, below, []int{2}, false)
 	idx = nc.bin(niro.Min, idx, nc.constInts(niro.I64, []int64{}, []int64{c - 1}))
 	nc.out(0, nc.cast(idx, e))
+	return nil
+}
+
+// dropoutTraining maps Dropout in training mode with a nonzero ratio:
+// keep = u ≥ ratio (u a uniform of x's compute type, so an element is
+// kept with probability 1 − ratio), y = (cast(keep)·x)·scale in x's type,
+// the reference's mask·X·scale, with scale = 1/(1 − ratio) (computed in
+// f64 and rounded to x's type when the ratio is known, in the compute type
+// otherwise), and the mask output keep.
+func dropoutTraining(nc *nodeCtx, x niro.Value, ratio float64, known bool) error {
+	nc.requireFloat(x)
+	dims, ok := nc.staticDims(x)
+	if !ok || nc.err != nil {
+		return nc.err
+	}
+	e := elem(x)
+	f := computeType(e)
+	var r, scale niro.Value
+	if known {
+		r, scale = nc.scalar(f, ratio), nc.scalar(e, 1/(1-ratio))
+	} else {
+		if !nc.oneElem(1) {
+			return nc.err
+		}
+		nc.requireFloat(nc.in(1))
+		r = nc.rank0(nc.in(1))
+		if elem(r) != f {
+			r = nc.cast(r, f)
+		}
+		one := nc.scalar(f, 1)
+		scale = nc.bin(niro.Div, one, nc.bin(niro.Sub, one, r))
+		if f != e {
+			scale = nc.cast(scale, e)
+		}
+	}
+	keep := nc.cmp(niro.Ge, nc.randomUniform01(f, nc.rngKey(), dims, 1, 0), r)
+	nc.out(0, nc.bin(niro.Mul, nc.bin(niro.Mul, nc.cast(keep, e), x), scale))
+	if len(nc.n.Outputs) > 1 && nc.n.Outputs[1] != nil {
+		nc.out(1, keep)
+	}
 	return nil
 }
 

@@ -41,3 +41,39 @@ func TestCheckBernoulli(t *testing.T) {
 		t.Error("an f64 result passed for an f32 one")
 	}
 }
+
+// TestCheckDropout accepts a dropout that keeps about 1 − ratio of the
+// elements, scaled, and rejects wrong values, masks that disagree and
+// counts far from the expectation.
+func TestCheckDropout(t *testing.T) {
+	x, y, all := make([]float32, 100), make([]float32, 100), make([]float32, 100)
+	mask := Tensor{Elem: niro.Bool, Dims: []int64{100}, Data: make([]byte, 100)}
+	for i := range x {
+		x[i] = float32(i + 1)
+		all[i] = x[i] * 2
+		if i%2 == 0 {
+			y[i] = x[i] * 2
+			mask.Data[i] = 1
+		}
+	}
+	xt, yt := f32Tensor(x...), f32Tensor(y...)
+	if err := CheckDropout(xt, 0.5, yt, yt, &mask, &mask); err != nil {
+		t.Errorf("half kept with a mask: %v", err)
+	}
+	if err := CheckDropout(xt, 0.5, yt, yt, nil, nil); err != nil {
+		t.Errorf("half kept: %v", err)
+	}
+	if err := CheckDropout(xt, 0.5, f32Tensor(all...), yt, nil, nil); err == nil {
+		t.Error("all kept at ratio 0.5 passed")
+	}
+	bad := append([]float32{}, y...)
+	bad[0] = 3
+	if err := CheckDropout(xt, 0.5, f32Tensor(bad...), yt, nil, nil); err == nil {
+		t.Error("an element neither 0 nor x·scale passed")
+	}
+	flipped := Tensor{Elem: niro.Bool, Dims: []int64{100}, Data: append([]byte{}, mask.Data...)}
+	flipped.Data[0] = 0
+	if err := CheckDropout(xt, 0.5, yt, yt, &flipped, &mask); err == nil {
+		t.Error("a mask that disagrees with the output passed")
+	}
+}
