@@ -110,7 +110,7 @@ type TestCmd struct {
 	Data  []string `arg:"" help:"ONNX test-data folders holding input_K.pb and output_K.pb." type:"existingdir"`
 	Rtol  float64  `help:"Relative tolerance." default:"1e-3"`
 	Atol  float64  `help:"Absolute tolerance." default:"1e-7"`
-	Check string   `help:"How outputs are checked: allclose (element by element, with --rtol and --atol), or, for random outputs, bernoulli (the model's one output is a Bernoulli draw with its one input's probabilities: the expected type and shape, values 0 or 1, and the count of ones within 4 standard deviations of its expectation) bernoulli-complement (the same with probabilities 1 - input), or dropout (a training Dropout of input 0 with ratio input 1: each output element 0 or input·1/(1 - ratio), agreeing with the mask output, the count kept within 4 standard deviations of its expectation)." enum:"allclose,bernoulli,bernoulli-complement,dropout" default:"allclose"`
+	Check string   `help:"How outputs are checked: allclose (element by element, with --rtol and --atol), or, for random outputs, bernoulli (the model's one output is a Bernoulli draw with its one input's probabilities: the expected type and shape, values 0 or 1, and the count of ones within 4 standard deviations of its expectation), bernoulli-complement (the same with probabilities 1 - input), or dropout (a training Dropout of input 0 with ratio input 1: each output element 0 or input·1/(1 - ratio), agreeing with the mask output, the count kept within 4 standard deviations of its expectation)." enum:"allclose,bernoulli,bernoulli-complement,dropout" default:"allclose"`
 	ShapeFlags
 	PipelineFlag
 }
