@@ -106,10 +106,11 @@ func fileName(name string) string {
 
 // TestCmd is `niro test`.
 type TestCmd struct {
-	File string   `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
-	Data []string `arg:"" help:"ONNX test-data folders holding input_K.pb and output_K.pb." type:"existingdir"`
-	Rtol float64  `help:"Relative tolerance." default:"1e-3"`
-	Atol float64  `help:"Absolute tolerance." default:"1e-7"`
+	File  string   `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
+	Data  []string `arg:"" help:"ONNX test-data folders holding input_K.pb and output_K.pb." type:"existingdir"`
+	Rtol  float64  `help:"Relative tolerance." default:"1e-3"`
+	Atol  float64  `help:"Absolute tolerance." default:"1e-7"`
+	Check string   `help:"How outputs are checked: allclose (element by element, with --rtol and --atol), or, for random outputs, bernoulli (the model's one output is a Bernoulli draw with its one input's probabilities: the expected type and shape, values 0 or 1, and the count of ones within 4 standard deviations of its expectation), bernoulli-complement (the same with probabilities 1 - input), or dropout (a training Dropout of input 0 with ratio input 1: each output element 0 or input·1/(1 - ratio), agreeing with the mask output, the count kept within 4 standard deviations of its expectation)." enum:"allclose,bernoulli,bernoulli-complement,dropout" default:"allclose"`
 	ShapeFlags
 	PipelineFlag
 }
@@ -164,6 +165,16 @@ func (c *TestCmd) Run(env *Env) error {
 		if len(wants) != len(res.Outputs) {
 			return fmt.Errorf("%s: %d expected outputs, but the model has %d", dir, len(wants), len(res.Outputs))
 		}
+		if c.Check != "allclose" {
+			name := paramName(hm.out.Entry.Outputs[0], 0, "output")
+			if err := checkStatistical(c.Check, inputs, res.Outputs, tensorsOf(wants)); err != nil {
+				fmt.Fprintf(env.Stdout, "%s: output 0 (%s): %s check: FAIL\n  %v\n", dir, name, c.Check, err)
+				failed++
+			} else {
+				fmt.Fprintf(env.Stdout, "%s: output 0 (%s): %s check: PASS\n", dir, name, c.Check)
+			}
+			continue
+		}
 		for i, want := range wants {
 			name := paramName(hm.out.Entry.Outputs[i], i, "output")
 			r, err := tensorio.Compare(res.Outputs[i], want.t, c.Rtol, c.Atol)
@@ -187,6 +198,49 @@ func (c *TestCmd) Run(env *Env) error {
 		return &silentError{code: exitInput}
 	}
 	return nil
+}
+
+// checkStatistical checks random outputs got against the distribution
+// the check mode names (see TestCmd.Check); want gives the expected types
+// and shapes.
+func checkStatistical(mode string, ins, got, want []tensorio.Tensor) error {
+	switch mode {
+	case "bernoulli", "bernoulli-complement":
+		if len(ins) != 1 || len(got) != 1 || len(want) != 1 {
+			return fmt.Errorf("the %s check needs a model with one input and one output, has %d and %d", mode, len(ins), len(got))
+		}
+		if err := tensorio.CheckBernoulli(ins[0], got[0], want[0], mode == "bernoulli-complement"); err != nil {
+			return fmt.Errorf("output 0: %w", err)
+		}
+		return nil
+	case "dropout":
+		if len(ins) < 1 || len(got) < 1 || len(got) != len(want) || len(got) > 2 {
+			return fmt.Errorf("the dropout check needs a model with inputs x[, ratio, training_mode] and outputs y[, mask], has %d and %d", len(ins), len(got))
+		}
+		ratio := 0.5
+		if len(ins) > 1 {
+			r, err := tensorio.Float64s(ins[1])
+			if err != nil || len(r) != 1 {
+				return fmt.Errorf("input 1 (the ratio) must hold one float")
+			}
+			ratio = r[0]
+		}
+		var mask, wantMask *tensorio.Tensor
+		if len(got) == 2 {
+			mask, wantMask = &got[1], &want[1]
+		}
+		return tensorio.CheckDropout(ins[0], ratio, got[0], want[0], mask, wantMask)
+	}
+	return fmt.Errorf("unknown check mode %q", mode)
+}
+
+// tensorsOf returns the tensors of ts.
+func tensorsOf(ts []namedTensor) []tensorio.Tensor {
+	out := make([]tensorio.Tensor, len(ts))
+	for i, t := range ts {
+		out[i] = t.t
+	}
+	return out
 }
 
 func fmtErr(x float64) string { return fmt.Sprintf("%.3g", x) }

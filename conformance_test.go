@@ -164,6 +164,10 @@ func TestConformanceHost(t *testing.T) {
 			}
 		}
 	}
+	statistical, err := readStatistical(filepath.Join("testdata", "conformance", "statistical.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx := context.Background()
 	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
 	tc, err := env.findTools(ctx)
@@ -190,7 +194,7 @@ func TestConformanceHost(t *testing.T) {
 				if e, ok := listed[name]; ok {
 					rtol, atol = e.rtol, e.atol
 				}
-				verdict := runConformance(ctx, env, tc, mf, dir, rtol, atol)
+				verdict := runConformance(ctx, env, tc, mf, dir, rtol, atol, statistical[name])
 				mf.close()
 				mu.Lock()
 				results[name] = verdict
@@ -271,7 +275,9 @@ func openCompilable(model string) *modelFile {
 }
 
 // runConformance runs one test's data sets and returns PASS or why not.
-func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *modelFile, dir string, rtol, atol float64) string {
+// check, when not "", names the statistical check (niro test --check) that
+// replaces the element-wise comparison for a test with random outputs.
+func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *modelFile, dir string, rtol, atol float64, check string) string {
 	sets, _ := filepath.Glob(filepath.Join(dir, "test_data_set_*"))
 	if len(sets) == 0 {
 		return "no data sets"
@@ -300,6 +306,14 @@ func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *
 		}
 		if len(res.Outputs) != len(wants) {
 			return fmt.Sprintf("%d outputs, want %d", len(res.Outputs), len(wants))
+		}
+		if check != "" {
+			// Random outputs: a check of the distribution replaces the
+			// element-wise comparison (statistical.txt).
+			if err := checkStatistical(check, inputs, res.Outputs, tensorsOf(wants)); err != nil {
+				return fmt.Sprintf("%s: %s check: %v", filepath.Base(set), check, err)
+			}
+			continue
 		}
 		for i, w := range wants {
 			r, err := tensorio.Compare(res.Outputs[i], w.t, rtol, atol)

@@ -289,20 +289,21 @@ func dropoutConv(nc *nodeCtx) error {
 	if nc.has(2) {
 		t, ok := nc.knownInts(2)
 		if !ok {
-			nc.notYet("training_mode must be known at compile time")
+			nc.notYet("input 2 (%q), training_mode, must be known at compile time, but it is computed at run time", nc.n.Inputs[2].Name)
 			return nc.err
 		}
 		if len(t) == 1 && t[0] != 0 {
-			ratio := 0.5
+			ratio, known := 0.5, true
 			if nc.has(1) {
-				if k, ok := nc.knownOf(nc.in(1)); ok && k.len() == 1 && k.elem.IsFloat() {
+				k, ok := nc.knownOf(nc.in(1))
+				known = ok && k.len() == 1 && k.elem.IsFloat()
+				if known {
 					ratio = k.floats[0]
-				} else {
-					return errFallback
 				}
 			}
-			if ratio != 0 {
-				return errFallback // random masks are not compiled
+			if !known || ratio != 0 {
+				// A random mask, from niro's generator (ops_random.go).
+				return dropoutTraining(nc, x, ratio, known)
 			}
 		}
 	}

@@ -58,12 +58,19 @@ func register(opType string, specs ...opSpec) {
 	registry[key] = specs
 }
 
+// registerDomain adds the version ranges of an op of another domain; it
+// is registered as DOMAIN.OP.
+func registerDomain(domain, opType string, specs ...opSpec) {
+	register(domain+"."+opType, specs...)
+}
+
 // lookupSpec returns the entry of the newest version at most opset.
 func lookupSpec(domain, opType string, opset int64) *opSpec {
+	key := opType
 	if domain != "" {
-		return nil
+		key = domain + "." + opType
 	}
-	specs := registry[opType]
+	specs := registry[key]
 	for i := len(specs) - 1; i >= 0; i-- {
 		if specs[i].Since <= opset {
 			return &specs[i]
@@ -72,8 +79,8 @@ func lookupSpec(domain, opType string, opset int64) *opSpec {
 	return nil
 }
 
-// Registered reports whether niro converts ONNX op opType of the default
-// domain at some opset.
+// Registered reports whether niro converts ONNX op opType (of the default
+// domain, or written DOMAIN.OP) at some opset.
 func Registered(opType string) bool { return len(registry[opType]) > 0 }
 
 // RegisteredOps returns the registered op types, sorted.

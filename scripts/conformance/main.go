@@ -51,6 +51,37 @@ var classDoc = map[string]string{
 	classImport:      "the importer rejects the model, or a data file cannot be read",
 }
 
+// statisticalTest is a test whose outputs are random draws: niro test
+// checks it with its check mode (--check) instead of element by element.
+type statisticalTest struct {
+	check, reason string
+}
+
+// statistical holds the tests of testdata/conformance/statistical.txt.
+var statistical map[string]statisticalTest
+
+// readStatistical parses the list of tests with random outputs:
+// SUITE/TEST CHECK # reason, one a line.
+func readStatistical(path string) (map[string]statisticalTest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]statisticalTest{}
+	for i, line := range strings.Split(string(data), "\n") {
+		body, comment, _ := strings.Cut(line, "#")
+		f := strings.Fields(body)
+		if len(f) == 0 {
+			continue
+		}
+		if len(f) != 2 || strings.TrimSpace(comment) == "" {
+			return nil, fmt.Errorf("%s:%d: want SUITE/TEST CHECK # reason", path, i+1)
+		}
+		out[f[0]] = statisticalTest{check: f[1], reason: strings.TrimSpace(comment)}
+	}
+	return out, nil
+}
+
 // result is what one test gave.
 type result struct {
 	name   string // suite/test
@@ -69,7 +100,12 @@ func main() {
 	out := flag.String("o", "docs/conformance.md", "the scoreboard to write")
 	jobs := flag.Int("j", runtime.NumCPU(), "tests run at once")
 	timeout := flag.Duration("timeout", 10*time.Minute, "time limit of one test")
+	statFile := flag.String("statistical", "testdata/conformance/statistical.txt", "the tests with random outputs and their checks")
 	flag.Parse()
+	var err error
+	if statistical, err = readStatistical(*statFile); err != nil {
+		fatal(err)
+	}
 	root, err := filepath.Abs(*suite)
 	if err != nil {
 		fatal(err)
@@ -155,7 +191,11 @@ func runTest(niroBin, root, name string, timeout time.Duration) *result {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, niroBin, append([]string{"test", model}, sets...)...)
+	args := []string{"test", model}
+	if st, ok := statistical[name]; ok {
+		args = append(args, "--check", st.check)
+	}
+	cmd := exec.CommandContext(ctx, niroBin, append(args, sets...)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	t0 := time.Now()
@@ -321,6 +361,23 @@ func scoreboard(results []*result) string {
 	p("`$NIRO_ONNX_TESTS` (default `../shared/onnx-tests`). Each test is one model and its\n")
 	p("data sets, run with `niro test MODEL test_data_set_*` on the host and compared with the\n")
 	p("ONNX runner's tolerances (rtol 1e-3, atol 1e-7).\n\n")
+	if len(statistical) > 0 {
+		p("**Random outputs.** The tests below draw random numbers. The test generator drew their\n")
+		p("expected outputs from numpy's generator and niro draws from its own (docs/ops.md, \"Random\n")
+		p("ops\"), so the values cannot match element by element; `niro test --check CHECK` checks\n")
+		p("instead what the distribution fixes: the type and shape, the range of the values and the\n")
+		p("first moment (testdata/conformance/statistical.txt).\n\n")
+		p("| test | check | reason |\n|---|---|---|\n")
+		var names []string
+		for n := range statistical {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			p("| %s | %s | %s |\n", n, statistical[n].check, statistical[n].reason)
+		}
+		p("\n")
+	}
 	p("**%d of %d tests pass (%.1f%%).**\n\n", pass, total, 100*float64(pass)/float64(max(total, 1)))
 
 	p("## By result\n\n| result | tests | meaning |\n|---|---:|---|\n")
