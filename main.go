@@ -8,11 +8,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/niro-dev/niro/emit"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/toolchain"
 )
 
 // Exit codes, as PRODUCT.md fixes them.
@@ -48,6 +51,8 @@ type CLI struct {
 	Doctor  DoctorCmd  `cmd:"" help:"Show which LLVM/MLIR tools were found."`
 }
 
+var placeholderRE = regexp.MustCompile(`^<[a-z-]+>: `)
+
 // exitCoder is implemented by errors that choose their exit code.
 type exitCoder interface{ ExitCode() int }
 
@@ -69,14 +74,16 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	exitCode := -1
-	parser, err := kong.New(&cli,
+	opts := append(pathMappers(),
 		kong.Name("niro"),
 		kong.Description("niro compiles ONNX models to native code through MLIR."),
 		kong.UsageOnError(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"portable_cpu": toolchain.PortableCPU()},
 	)
+	parser, err := kong.New(&cli, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "niro: %v\n", err)
 		return exitUsage
@@ -86,7 +93,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitCode // --help
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "niro: %v\n", err)
+		// kong names an argument by its placeholder (<file>: ...); the
+		// message names the path itself.
+		fmt.Fprintf(stderr, "niro: %s\n", placeholderRE.ReplaceAllString(err.Error(), ""))
 		return exitUsage
 	}
 	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}
