@@ -105,7 +105,7 @@ func stem(path string) string { return strings.TrimSuffix(path, filepath.Ext(pat
 
 // TargetFlags choose the CPU an object is compiled for.
 type TargetFlags struct {
-	TargetCPU      string `name:"target-cpu" help:"CPU the code is compiled for: an LLVM CPU name (llc-22 -mcpu=help lists them) or native, this machine's CPU." default:"${portable_cpu}" placeholder:"CPU"`
+	TargetCPU      string `name:"target-cpu" help:"CPU the code is compiled for: an LLVM CPU name (llc-22 -mcpu=help lists them) or native, this machine's CPU (default: ${default}, a portable baseline; see README)." default:"${portable_cpu}" placeholder:"CPU"`
 	TargetFeatures string `name:"target-features" help:"Target features to add or remove, as llc -mattr takes them: +avx2,-avx512f." placeholder:"FEATURES"`
 }
 
