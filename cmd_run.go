@@ -251,7 +251,7 @@ type TestCmd struct {
 	Data []string `arg:"" help:"ONNX test-data folders holding input_K.pb and output_K.pb." placeholder:"DATA_DIR"`
 	Rtol float64  `help:"Relative tolerance (default: ${default})." default:"1e-3"`
 	Atol float64  `help:"Absolute tolerance (default: ${default})." default:"1e-7"`
-	Tol  []string `help:"Tolerances of one output: NAME=RTOL,ATOL (repeatable; NAME is the output's name, or its index)." placeholder:"NAME=RTOL,ATOL"`
+	Tol  []string `sep:"none" help:"Tolerances of one output: NAME=RTOL,ATOL (repeatable; NAME is the output's name, or its index)." placeholder:"NAME=RTOL,ATOL"`
 	ShapeFlags
 	PipelineFlag
 }

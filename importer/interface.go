@@ -30,3 +30,8 @@ func InputDefault(m *niro.Module, f *niro.Function, i int) (niro.TensorType, []b
 	}
 	return t, data, true
 }
+
+// CheckOptions reports a --shape entry that names no graph input of m and
+// a --dim entry that names no dimension parameter of m, as Convert does,
+// so that a caller can tell these usage errors apart before converting.
+func CheckOptions(m *Model, opts Options) error { return checkOptions(m, opts) }
