@@ -28,6 +28,7 @@ const (
 
 // Globals are the flags every command accepts.
 type Globals struct {
+	Version    versionFlag `help:"Print niro's version and commit and the LLVM/MLIR version found, and exit."`
 	LLVMPrefix string `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
 	KeepTemps  string `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
 	Math       string `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
@@ -87,6 +88,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "niro: %v\n", err)
 		return exitUsage
+	}
+	if len(args) == 0 {
+		// A bare niro prints the usage.
+		if pctx, err := kong.Trace(parser, nil); err == nil {
+			_ = pctx.PrintUsage(false)
+		}
+		return exitOK
 	}
 	ctx, err := parser.Parse(args)
 	if exitCode >= 0 {
