@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,18 +23,18 @@ type EmitCmd struct {
 // emitModel loads a .onnx or .niro file, checks that its interface has
 // static shapes and lowers it to MLIR text.
 func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
-	return emitNamed(path, flags, "", opts)
+	return (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamed(path, flags, "", opts)
 }
 
 // emitNamed is emitModel with the entry function named name (when not
 // empty).
-func emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
+func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
 	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
 	}
-	m, err := mf.module(nil)
-	if err != nil {
+	var m *niro.Module
+	if err := env.timed("import "+path, func() (err error) { m, err = mf.module(nil); return err }); err != nil {
 		return nil, err
 	}
 	if err := mf.requireStatic(m); err != nil {
@@ -83,7 +84,7 @@ func renameEntry(m *niro.Module, name string) error {
 
 // Run prints the model as MLIR text on tensors. It needs no LLVM tools.
 func (c *EmitCmd) Run(env *Env) error {
-	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
+	out, err := env.emitNamed(c.File, c.ShapeFlags, "", env.emitOptions())
 	if err != nil {
 		return err
 	}
@@ -141,7 +142,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	if c.TargetCPU == "" {
 		return usagef("--target-cpu: want a CPU name or native")
 	}
-	out, err := emitNamed(c.File, c.ShapeFlags, c.Name, env.emitOptions())
+	out, err := env.emitNamed(c.File, c.ShapeFlags, c.Name, env.emitOptions())
 	if err != nil {
 		return err
 	}
@@ -268,6 +269,7 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 // "" or "-". The blob streams from the model to the file, never held whole
 // in memory; when writing fails the partial file is removed.
 func writeEmbedded(env *Env, path string, obj []byte, symbol string, blob *emit.Blob) error {
+	env.progressf("weights: embedding %d bytes as %s", blob.Size, symbol)
 	if path == "" || path == "-" {
 		return toolchain.AppendBlobSection(env.Stdout, obj, symbol, blob, blob.Size)
 	}

@@ -94,7 +94,9 @@ func (e *compileError) Unwrap() error { return e.err }
 // (once per input signature). It returns the compiled model and the inputs
 // in entry order. A failure to compile is a *compileError.
 func (h *hostRun) prepare(given []namedTensor) (*hostModel, []tensorio.Tensor, error) {
-	m, inputs, err := h.mf.forInputs(given)
+	var m *niro.Module
+	var inputs []tensorio.Tensor
+	err := h.env.timed("import "+h.mf.path, func() (err error) { m, inputs, err = h.mf.forInputs(given); return err })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -105,8 +107,8 @@ func (h *hostRun) prepare(given []namedTensor) (*hostModel, []tensorio.Tensor, e
 // prepareRandom compiles the model for its own (static) input shapes and
 // makes random inputs for it from seed.
 func (h *hostRun) prepareRandom(seed uint64) (*hostModel, []tensorio.Tensor, error) {
-	m, err := h.mf.module(nil)
-	if err != nil {
+	var m *niro.Module
+	if err := h.env.timed("import "+h.mf.path, func() (err error) { m, err = h.mf.module(nil); return err }); err != nil {
 		return nil, nil, err
 	}
 	hm, err := h.build(m, "")
@@ -249,8 +251,8 @@ func outputFiles(names []string) []string {
 type TestCmd struct {
 	File string   `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
 	Data []string `arg:"" help:"ONNX test-data folders holding input_K.pb and output_K.pb." placeholder:"DATA_DIR"`
-	Rtol float64  `help:"Relative tolerance (default: ${default})." default:"1e-3"`
-	Atol float64  `help:"Absolute tolerance (default: ${default})." default:"1e-7"`
+	Rtol float64  `help:"Relative tolerance." default:"1e-3"`
+	Atol float64  `help:"Absolute tolerance." default:"1e-7"`
 	Tol  []string `sep:"none" help:"Tolerances of one output: NAME=RTOL,ATOL (repeatable; NAME is the output's name, or its index)." placeholder:"NAME=RTOL,ATOL"`
 	ShapeFlags
 	PipelineFlag

@@ -56,6 +56,7 @@ func (env *Env) findTools(ctx context.Context) (*toolchain.Toolchain, error) {
 		return nil, err
 	}
 	tc.KeepTemps = env.KeepTemps
+	tc.Progress = env.progress()
 	return tc, nil
 }
 
@@ -112,6 +113,7 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	hm := &hostModel{out: out, dir: dir, pipeline: p, cleanup: cleanup}
 	if out.Blob != nil {
 		hm.blobPath = filepath.Join(dir, out.Entry.Name+".weights")
+		env.progressf("weights: writing %d bytes for the run", out.Blob.Size)
 		if err := writeBlob(hm.blobPath, out.Blob); err != nil {
 			cleanup()
 			return nil, err
