@@ -30,9 +30,9 @@ const (
 type Globals struct {
 	Verbose    bool        `short:"v" help:"Print a progress line per stage (import, weights, each tool) to standard error; on a terminal they are printed anyway."`
 	Version    versionFlag `help:"Print niro's version and commit and the LLVM/MLIR version found, and exit."`
-	LLVMPrefix string `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
-	KeepTemps  string `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
-	Math       string `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
+	LLVMPrefix string      `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
+	KeepTemps  string      `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
+	Math       string      `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
 }
 
 // emitOptions returns the emitter options the global flags choose.
