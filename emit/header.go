@@ -150,7 +150,7 @@ func HeaderWith(out *Output, o HeaderOptions) (string, error) {
 	}
 	switch {
 	case o.Scratch == ScratchUnknown:
-		sb.WriteString(" *  - Threads: not inspected for this header (niro compile found no tools).\n")
+		sb.WriteString(" *  - Threads: not inspected here; niro compile --emit header states it when\n *    it finds the LLVM tools.\n")
 	case o.MutableGlobals:
 		sb.WriteString(" *  - Threads: it writes global memory, so it is NOT safe to call from two\n *    threads at once.\n")
 	default:

@@ -33,6 +33,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/niro-dev/niro/internal/mlirtext"
 )
 
 // Alignment is the byte alignment of every buffer the harness allocates.
@@ -519,40 +521,8 @@ func (g *gen) now() string {
 
 // escapeString writes s as the body of an MLIR string literal: printable
 // ASCII stays, everything else (and '"', '\\') becomes a \XX hex escape.
-func escapeString(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "\\%02X", c)
-	}
-	return b.String()
-}
+func escapeString(s string) string { return mlirtext.Escape(s) }
 
 // symbolRef spells a symbol reference, quoting names that are not MLIR
 // bare identifiers.
-func symbolRef(name string) string {
-	if isBareID(name) {
-		return "@" + name
-	}
-	return "@\"" + escapeString(name) + "\""
-}
-
-func isBareID(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '$' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
-}
+func symbolRef(name string) string { return mlirtext.SymbolRef(name) }
