@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -19,18 +20,71 @@ type EmitCmd struct {
 	ShapeFlags
 }
 
-// emitModel loads a .onnx or .niro file and lowers it to MLIR text.
+// emitModel loads a .onnx or .niro file, checks that its interface has
+// static shapes and lowers it to MLIR text.
 func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
-	m, err := loadModule(path, flags)
+	return (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamed(path, flags, "", opts)
+}
+
+// emitNamed is emitModel with the entry function named name (when not
+// empty).
+func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
+	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
+	}
+	var m *niro.Module
+	if err := env.timed("import "+path, func() (err error) { m, err = mf.module(nil); return err }); err != nil {
+		return nil, err
+	}
+	if err := mf.requireStatic(m); err != nil {
+		return nil, err
+	}
+	if name != "" {
+		if err := renameEntry(m, name); err != nil {
+			return nil, err
+		}
 	}
 	return emit.Module(m, opts)
 }
 
+// renameEntry gives m's entry function the symbol name.
+func renameEntry(m *niro.Module, name string) error {
+	if !niro.IsCIdent(name) {
+		return usagef("--name %q: want a C identifier (letters, digits and _, not starting with a digit, not a C keyword)", name)
+	}
+	f := m.Entry()
+	if f == nil {
+		return fmt.Errorf("no entry function to name %s", name)
+	}
+	if f.Name == name {
+		return nil
+	}
+	if g, other := m.Lookup(name); g != nil || other != nil {
+		return usagef("--name %s: the model already has a function or global named %s", name, name)
+	}
+	old := f.Name
+	f.Name = name
+	if _, ok := m.Attrs["entry"].(niro.StringAttr); ok {
+		m.Attrs["entry"] = niro.StringAttr(name)
+	}
+	for _, fn := range m.Functions {
+		if fn.Body == nil {
+			continue
+		}
+		fn.Body.Walk(func(op niro.Op) bool {
+			if c, ok := op.(*niro.Call); ok && c.Callee == old {
+				c.Callee = name
+			}
+			return true
+		})
+	}
+	return nil
+}
+
 // Run prints the model as MLIR text on tensors. It needs no LLVM tools.
 func (c *EmitCmd) Run(env *Env) error {
-	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
+	out, err := env.emitNamed(c.File, c.ShapeFlags, "", env.emitOptions())
 	if err != nil {
 		return err
 	}
@@ -50,13 +104,22 @@ func (c *EmitCmd) Run(env *Env) error {
 // stem drops a path's extension.
 func stem(path string) string { return strings.TrimSuffix(path, filepath.Ext(path)) }
 
+// TargetFlags choose the CPU an object is compiled for.
+type TargetFlags struct {
+	TargetCPU      string `name:"target-cpu" help:"CPU the code is compiled for: an LLVM CPU name (llc-22 -mcpu=help lists them) or native, this machine's CPU (default: ${default}, a portable baseline; see README)." default:"${portable_cpu}" placeholder:"CPU"`
+	TargetFeatures string `name:"target-features" help:"Target features to add or remove, as llc -mattr takes them: +avx2,-avx512f." placeholder:"FEATURES"`
+}
+
 // CompileCmd is `niro compile`.
 type CompileCmd struct {
 	File    string `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
 	Target  string `help:"Target: host. (nvidia:sm_NN and amd:gfxNNN are planned.)" default:"host"`
 	Emit    string `help:"Output kind: mlir, llvm-dialect, ll, obj, asm or header." enum:"mlir,llvm-dialect,ll,obj,asm,header,ptx,isa,hsaco,runtime" default:"obj"`
-	Output  string `short:"o" help:"Output file (default: the model's stem plus the kind's extension; - for standard output)." placeholder:"FILE"`
+	Output  string `short:"o" help:"Output file; - for standard output. Without -o the output goes beside the model (its stem plus the kind's extension) and niro prints the path it wrote to standard error." placeholder:"FILE"`
 	Weights string `help:"Where large weights go for obj: embed (in the object, symbol NAME_weights) or file (a .weights file beside the output)." enum:"embed,file" default:"embed"`
+	Name    string `help:"Symbol of the entry function (default: the graph's name made a C identifier); the embedded weights are NAME_weights." placeholder:"NAME"`
+	TargetFlags
+	PrintIRAfterAll bool `name:"print-ir-after-all" help:"Print the MLIR after each pass of the pipeline to standard error (mlir-opt --mlir-print-ir-after-all)."`
 	ShapeFlags
 	PipelineFlag
 }
@@ -76,44 +139,84 @@ func (c *CompileCmd) Run(env *Env) error {
 	if _, ok := kindExt[c.Emit]; !ok {
 		return usagef("--emit %s is for GPU targets, not host", c.Emit)
 	}
-	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
+	if c.TargetCPU == "" {
+		return usagef("--target-cpu: want a CPU name or native")
+	}
+	out, err := env.emitNamed(c.File, c.ShapeFlags, c.Name, env.emitOptions())
 	if err != nil {
 		return err
 	}
 	dest := c.Output
+	announce := dest == "" // say where the outputs went
 	if dest == "" {
 		dest = stem(c.File) + kindExt[c.Emit]
+	}
+	written := func(path string) {
+		if announce {
+			fmt.Fprintf(env.Stderr, "niro: wrote %s\n", path)
+		}
 	}
 	// The blob goes beside the output unless the object embeds it; a
 	// header only describes it.
 	embed := c.Emit == "obj" && c.Weights == "embed"
-	weightsFile := ""
-	if out.Blob != nil && c.Emit != "header" && !embed {
-		weightsFile = stem(dest) + ".weights"
-		if dest == "-" {
-			weightsFile = stem(c.File) + ".weights"
-		}
+	weightsFile := stem(dest) + ".weights"
+	if dest == "-" {
+		weightsFile = stem(c.File) + ".weights"
 	}
+	writeWeights := out.Blob != nil && c.Emit != "header" && !embed
 	switch c.Emit {
 	case "mlir":
 		if err := writeOutput(env, dest, []byte(out.MLIR)); err != nil {
 			return err
 		}
 	case "header":
-		h, err := emit.Header(out)
+		h, err := c.header(env, out, filepath.Base(weightsFile))
 		if err != nil {
 			return err
 		}
-		return writeOutput(env, dest, []byte(h))
+		if err := writeOutput(env, dest, []byte(h)); err != nil {
+			return err
+		}
 	default:
 		if err := c.build(env, out, dest, embed); err != nil {
 			return err
 		}
 	}
-	if weightsFile != "" {
-		return writeBlob(weightsFile, out.Blob)
+	if dest != "-" {
+		written(dest)
+	}
+	if writeWeights {
+		if err := writeBlob(weightsFile, out.Blob); err != nil {
+			return err
+		}
+		written(weightsFile)
 	}
 	return nil
+}
+
+// header writes the C header. When the tools are found it lowers the model
+// to state whether the function allocates scratch memory and whether it may
+// be called concurrently; without them it says it did not look.
+func (c *CompileCmd) header(env *Env, out *emit.Output, weightsFile string) (string, error) {
+	o := emit.HeaderOptions{CPU: c.TargetCPU, Features: c.TargetFeatures, WeightsFile: weightsFile}
+	ctx := context.Background()
+	p, err := lookupPipeline(c.Pipeline)
+	if err != nil {
+		return "", err
+	}
+	if tc, err := env.findTools(ctx); err == nil {
+		lowered, err := tc.Lower(ctx, out.MLIR, p)
+		if err != nil {
+			return "", err
+		}
+		facts := toolchain.Inspect(lowered)
+		o.Scratch = emit.ScratchNone
+		if facts.Allocates {
+			o.Scratch = emit.ScratchMalloc
+		}
+		o.MutableGlobals = len(facts.MutableGlobals) > 0
+	}
+	return emit.HeaderWith(out, o)
 }
 
 // build runs the pipeline as far as c.Emit and writes the result to dest;
@@ -127,6 +230,15 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 	tc, err := env.findTools(ctx)
 	if err != nil {
 		return err
+	}
+	tc.CPU, tc.Features = c.TargetCPU, c.TargetFeatures
+	if c.PrintIRAfterAll {
+		tc.PrintIR = env.Stderr
+	}
+	if c.Emit == "obj" || c.Emit == "asm" {
+		if err := tc.CheckTarget(ctx); err != nil {
+			return err
+		}
 	}
 	kind := toolchain.Kind(c.Emit) // the kinds are spelled as --emit spells them
 	res, err := tc.Build(ctx, toolchain.BuildRequest{MLIR: out.MLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
@@ -157,6 +269,7 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 // "" or "-". The blob streams from the model to the file, never held whole
 // in memory; when writing fails the partial file is removed.
 func writeEmbedded(env *Env, path string, obj []byte, symbol string, blob *emit.Blob) error {
+	env.progressf("weights: embedding %d bytes as %s", blob.Size, symbol)
 	if path == "" || path == "-" {
 		return toolchain.AppendBlobSection(env.Stdout, obj, symbol, blob, blob.Size)
 	}
@@ -172,45 +285,5 @@ func writeEmbedded(env *Env, path string, obj []byte, symbol string, blob *emit.
 		os.Remove(path)
 		return err
 	}
-	return nil
-}
-
-// DoctorCmd is `niro doctor`.
-type DoctorCmd struct{}
-
-// Run prints what tool discovery found. It exits 3 when a required tool is
-// missing.
-func (c *DoctorCmd) Run(env *Env) error {
-	ctx := context.Background()
-	report := toolchain.Probe(ctx, toolchain.FindOptions{Prefix: env.LLVMPrefix})
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TOOL\tVERSION\tPATH\tFROM")
-	missing := 0
-	for _, ti := range report {
-		if !ti.Found() {
-			req := "optional"
-			if ti.Required {
-				req = "required"
-				missing++
-			}
-			fmt.Fprintf(tw, "%s\t-\tmissing (%s): %v\t\n", ti.Name, req, ti.Err)
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", ti.Name, ti.Version, ti.Path, ti.Source)
-		for _, s := range ti.Skipped {
-			fmt.Fprintf(tw, "\t\t  skipped %s\t\n", s)
-		}
-	}
-	tw.Flush()
-	ps, err := pipelines()
-	if err != nil {
-		return fmt.Errorf("passes.txt: %w", err)
-	}
-	fmt.Fprintf(env.Stdout, "pipelines: %s\n", strings.Join(ps.Names(), ", "))
-	if missing > 0 {
-		fmt.Fprintf(env.Stdout, "%d required tools missing: install LLVM/MLIR 22 (Debian 12: apt-get install -y mlir-22-tools llvm-22)\n", missing)
-		return &silentError{code: exitToolErr}
-	}
-	fmt.Fprintln(env.Stdout, "all required tools found")
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ import (
 
 // PipelineFlag selects the named pipeline of passes.txt.
 type PipelineFlag struct {
-	Pipeline string `help:"Pipeline of passes.txt to run: host (optimized, scheduled) or host-O0 (naive loops, no LLVM optimization, every tool verifying)." default:"host" placeholder:"NAME"`
+	Pipeline string `help:"Pipeline of passes.txt to run: host (optimized, scheduled) or host-O0 (naive loops, no LLVM optimization, every tool verifying) (default: ${default})." default:"host" placeholder:"NAME"`
 }
 
 var (
@@ -55,6 +56,7 @@ func (env *Env) findTools(ctx context.Context) (*toolchain.Toolchain, error) {
 		return nil, err
 	}
 	tc.KeepTemps = env.KeepTemps
+	tc.Progress = env.progress()
 	return tc, nil
 }
 
@@ -111,6 +113,7 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	hm := &hostModel{out: out, dir: dir, pipeline: p, cleanup: cleanup}
 	if out.Blob != nil {
 		hm.blobPath = filepath.Join(dir, out.Entry.Name+".weights")
+		env.progressf("weights: writing %d bytes for the run", out.Blob.Size)
 		if err := writeBlob(hm.blobPath, out.Blob); err != nil {
 			cleanup()
 			return nil, err
@@ -139,11 +142,27 @@ func writeBlob(path string, b *emit.Blob) error {
 // execResult is what one execution of a host model produced.
 type execResult struct {
 	Outputs []tensorio.Tensor
-	Timings []float64 // seconds per timed run
+	Timings []float64 // seconds per call, one per timed sample
+	Batch   int64     // calls per timed sample
 }
 
-// execute runs the model on inputs (in entry order) under mlir-runner.
+// execute runs the model on inputs (in entry order) under mlir-runner:
+// warmup untimed calls, then runs timed calls (runs 0: one untimed call).
 func (env *Env) execute(ctx context.Context, tc *toolchain.Toolchain, hm *hostModel, inputs []tensorio.Tensor, warmup, runs int) (*execResult, error) {
+	return env.executeTimed(ctx, tc, hm, inputs, timing{warmup: warmup, runs: runs})
+}
+
+// timing says how a host model's calls are timed.
+type timing struct {
+	warmup, runs int
+	// minSampleNs batches calls so that each timed sample lasts at least
+	// this long (harness.Spec.MinSampleNs); 0 times each call alone.
+	minSampleNs int64
+}
+
+// executeTimed is execute with the timing tm.
+func (env *Env) executeTimed(ctx context.Context, tc *toolchain.Toolchain, hm *hostModel, inputs []tensorio.Tensor, tm timing) (*execResult, error) {
+	warmup, runs := tm.warmup, tm.runs
 	e := hm.out.Entry
 	if len(inputs) != len(e.Inputs) {
 		return nil, fmt.Errorf("%s takes %d inputs, got %d", e.Name, len(e.Inputs), len(inputs))
@@ -156,7 +175,7 @@ func (env *Env) execute(ctx context.Context, tc *toolchain.Toolchain, hm *hostMo
 	for i, in := range inputs {
 		want := e.Inputs[i].Type.(niro.TensorType)
 		if !niro.TypesEqual(in.Type(), want) {
-			return nil, fmt.Errorf("input %d (%s): got %s, the model takes %s", i, paramName(e.Inputs[i], i, "input"), in.Type(), want)
+			return nil, fmt.Errorf("input %s is %s, the model wants %s", paramName(e.Inputs[i], i, "input"), in.Type(), want)
 		}
 		path := filepath.Join(hm.dir, fmt.Sprintf("input_%d.bin", i))
 		if err := tensorio.WriteRaw(path, in); err != nil {
@@ -171,6 +190,8 @@ func (env *Env) execute(ctx context.Context, tc *toolchain.Toolchain, hm *hostMo
 	}
 	if runs > 0 {
 		spec.TimingsPath = filepath.Join(hm.dir, "timings.bin")
+		spec.MinSampleNs = tm.minSampleNs
+		spec.BatchPath = filepath.Join(hm.dir, "batch.bin")
 	}
 	prog, err := harness.Build(hm.lowered, spec)
 	if err != nil {
@@ -191,6 +212,9 @@ func (env *Env) execute(ctx context.Context, tc *toolchain.Toolchain, hm *hostMo
 	}
 	if spec.TimingsPath != "" {
 		if res.Timings, err = harness.ReadTimings(spec.TimingsPath, runs); err != nil {
+			return nil, err
+		}
+		if res.Batch, err = harness.ReadBatch(spec.BatchPath); err != nil {
 			return nil, err
 		}
 	}
@@ -217,8 +241,15 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	if entry == nil {
 		return nil, nil, fmt.Errorf("%s: no entry function", mf.path)
 	}
-	ordered, err := orderInputs(m, entry, given)
+	ordered, err := mf.orderInputs(m, entry, given)
 	if err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("%s: %w", mf.path, err)
+	}
+	if err := mf.checkGiven(entry, ordered); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
 	if mf.onnx == nil || len(mf.opts.Dims) > 0 || len(mf.opts.Shapes) > 0 {
@@ -299,8 +330,9 @@ func named(m *niro.Module, name string) bool {
 }
 
 type namedTensor struct {
-	name string // "" when positional
-	t    tensorio.Tensor
+	name     string // "" when positional
+	t        tensorio.Tensor
+	explicit bool // the user typed the name (--input NAME=PATH): it must exist
 }
 
 func inputName(f *niro.Function, i int) string {
@@ -310,11 +342,12 @@ func inputName(f *niro.Function, i int) string {
 	return ""
 }
 
-// orderInputs matches given tensors to the entry's inputs by name, falling
-// back to position for unnamed ones. An input left out takes its default,
-// when the function attribute input_defaults names a global holding one
-// (an ONNX initializer that is also a graph input).
-func orderInputs(m *niro.Module, f *niro.Function, given []namedTensor) ([]tensorio.Tensor, error) {
+// orderInputs matches given tensors to the entry's inputs: a name the user
+// typed (--input NAME=PATH) must be an input of the model; a name stored in
+// a .pb file binds by name when the model has that input, and by position
+// otherwise, as do unnamed tensors. An input left out takes its default
+// when the importer recorded one ([importer.InputDefault]).
+func (mf *modelFile) orderInputs(m *niro.Module, f *niro.Function, given []namedTensor) ([]tensorio.Tensor, error) {
 	n := len(f.Type.Inputs)
 	out := make([]tensorio.Tensor, n)
 	set := make([]bool, n)
@@ -333,8 +366,12 @@ func orderInputs(m *niro.Module, f *niro.Function, given []namedTensor) ([]tenso
 				out[i], set[i], found = g.t, true, true
 			}
 		}
+		if !found && g.explicit {
+			return nil, usagef("--input %s=...: the model has no input %q; its inputs are %s", g.name, g.name, mf.inputList(f))
+		}
 		if !found {
-			// A name the model does not know: take it by position.
+			// A name stored in a file that the model does not know: take it
+			// by position.
 			positional = append(positional, g.t)
 		}
 	}
@@ -345,35 +382,61 @@ func orderInputs(m *niro.Module, f *niro.Function, given []namedTensor) ([]tenso
 		}
 	}
 	if len(positional) > 0 {
-		return nil, fmt.Errorf("%d inputs given, but the model takes %d", len(given), n)
+		return nil, fmt.Errorf("%d inputs given, but the model takes %d (%s)", len(given), n, mf.inputList(f))
 	}
-	defaults, _ := f.Attrs["input_defaults"].(niro.ListAttr)
 	for i := 0; i < n; i++ {
-		if set[i] || i >= len(defaults) {
+		if set[i] {
 			continue
 		}
-		gname, _ := defaults[i].(niro.StringAttr)
-		if gname == "" {
-			continue
-		}
-		g, _ := m.Lookup(string(gname))
-		if g == nil {
-			continue
-		}
-		gt, ok1 := g.Type.(niro.TensorType)
-		data, ok2 := g.Init.(niro.BytesLit)
-		if ok1 && ok2 {
-			out[i], set[i] = tensorio.Tensor{Name: inputName(f, i), Elem: gt.Elem, Dims: gt.Dims, Data: data}, true
+		if t, data, ok := importer.InputDefault(m, f, i); ok {
+			out[i], set[i] = tensorio.Tensor{Name: inputName(f, i), Elem: t.Elem, Dims: t.Dims, Data: data}, true
 		}
 	}
 	for i := 0; i < n; i++ {
 		if !set[i] {
-			name := inputName(f, i)
-			if name == "" {
-				name = fmt.Sprintf("#%d", i)
-			}
-			return nil, fmt.Errorf("input %s is missing", name)
+			return nil, fmt.Errorf("input %s is missing (the model's inputs are %s)", displayName(f.InputNames, i), mf.inputList(f))
 		}
 	}
 	return out, nil
+}
+
+// inputList spells the entry's inputs for messages: "x" Nx64, "y" 3.
+func (mf *modelFile) inputList(f *niro.Function) string {
+	if len(f.Type.Inputs) == 0 {
+		return "none"
+	}
+	parts := make([]string, len(f.Type.Inputs))
+	for i := range f.Type.Inputs {
+		parts[i] = displayName(f.InputNames, i) + " " + mf.wantShape(f, i)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// checkGiven checks each given input against the shape and element type
+// the model declares for it, before the model is bound to the shapes, so
+// that a mismatch names the input and both shapes.
+func (mf *modelFile) checkGiven(f *niro.Function, ordered []tensorio.Tensor) error {
+	for i, in := range ordered {
+		want, ok := f.Type.Inputs[i].(niro.TensorType)
+		if !ok {
+			continue
+		}
+		got := niroShape(in.Type())
+		if in.Elem != want.Elem {
+			return fmt.Errorf("input %s has element type %s, the model wants %s", displayName(f.InputNames, i), in.Elem, want.Elem)
+		}
+		bad := !want.Unranked && len(want.Dims) != len(in.Dims)
+		declared := mf.declaredDims(inputName(f, i))
+		for j := 0; !bad && !want.Unranked && j < len(in.Dims); j++ {
+			d := want.Dims[j]
+			if j < len(declared) && declared[j].Value >= 0 {
+				d = declared[j].Value
+			}
+			bad = d != niro.Dynamic && d != in.Dims[j]
+		}
+		if bad {
+			return fmt.Errorf("input %s has shape %s, the model wants %s", displayName(f.InputNames, i), got, mf.wantShape(f, i))
+		}
+	}
+	return nil
 }

@@ -89,8 +89,14 @@ func openModel(path string, flags ShapeFlags) (*modelFile, error) {
 	}
 	mf := &modelFile{path: path, opts: opts}
 	if isONNX(path) {
-		mf.onnx, err = importer.Load(path, opts)
-		return mf, err
+		if mf.onnx, err = importer.Load(path, opts); err != nil {
+			return nil, err
+		}
+		if err := importer.CheckOptions(mf.onnx, opts); err != nil {
+			mf.close()
+			return nil, usagef("%s: %v", path, err)
+		}
+		return mf, nil
 	}
 	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
 		return nil, usagef("--dim and --shape apply to .onnx models only")

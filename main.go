@@ -8,11 +8,14 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/niro-dev/niro/emit"
 	"io"
 	"os"
+	"regexp"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/toolchain"
 )
 
 // Exit codes, as PRODUCT.md fixes them.
@@ -25,9 +28,11 @@ const (
 
 // Globals are the flags every command accepts.
 type Globals struct {
-	LLVMPrefix string `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
-	KeepTemps  string `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
-	Math       string `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
+	Verbose    bool        `short:"v" help:"Print a progress line per stage (import, weights, each tool) to standard error; on a terminal they are printed anyway."`
+	Version    versionFlag `help:"Print niro's version and commit and the LLVM/MLIR version found, and exit."`
+	LLVMPrefix string      `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
+	KeepTemps  string      `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
+	Math       string      `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
 }
 
 // emitOptions returns the emitter options the global flags choose.
@@ -47,6 +52,8 @@ type CLI struct {
 	Bench   BenchCmd   `cmd:"" help:"Compile a model for the host and time it."`
 	Doctor  DoctorCmd  `cmd:"" help:"Show which LLVM/MLIR tools were found."`
 }
+
+var placeholderRE = regexp.MustCompile(`^<[a-z-]+>: `)
 
 // exitCoder is implemented by errors that choose their exit code.
 type exitCoder interface{ ExitCode() int }
@@ -69,24 +76,35 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	var cli CLI
 	exitCode := -1
-	parser, err := kong.New(&cli,
+	opts := append(pathMappers(),
 		kong.Name("niro"),
 		kong.Description("niro compiles ONNX models to native code through MLIR."),
 		kong.UsageOnError(),
 		kong.Writers(stdout, stderr),
 		kong.Exit(func(code int) { exitCode = code }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Vars{"portable_cpu": toolchain.PortableCPU()},
 	)
+	parser, err := kong.New(&cli, opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "niro: %v\n", err)
 		return exitUsage
+	}
+	if len(args) == 0 {
+		// A bare niro prints the usage.
+		if pctx, err := kong.Trace(parser, nil); err == nil {
+			_ = pctx.PrintUsage(false)
+		}
+		return exitOK
 	}
 	ctx, err := parser.Parse(args)
 	if exitCode >= 0 {
 		return exitCode // --help
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "niro: %v\n", err)
+		// kong names an argument by its placeholder (<file>: ...); the
+		// message names the path itself.
+		fmt.Fprintf(stderr, "niro: %s\n", placeholderRE.ReplaceAllString(err.Error(), ""))
 		return exitUsage
 	}
 	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}

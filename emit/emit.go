@@ -18,6 +18,7 @@ package emit
 import (
 	"errors"
 	"fmt"
+	"github.com/niro-dev/niro/internal/mlirtext"
 	"strconv"
 	"strings"
 
@@ -437,43 +438,11 @@ func shapePrefix(t niro.TensorType) string {
 }
 
 // symbol returns @name, quoted when name is not an MLIR bare identifier.
-func symbol(name string) string {
-	if isBareID(name) {
-		return "@" + name
-	}
-	return "@" + quote(name)
-}
+func symbol(name string) string { return mlirtext.SymbolRef(name) }
 
 // isBareID reports whether s is an MLIR bare-id: (letter|_)(letter|digit|_|$|.)*.
-func isBareID(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '$' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
-}
+func isBareID(s string) bool { return mlirtext.IsBareID(s) }
 
 // quote returns s as an MLIR string literal: printable ASCII as is, every
 // other byte as a two-digit hex escape.
-func quote(s string) string {
-	var sb strings.Builder
-	sb.WriteByte('"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			sb.WriteByte(c)
-		} else {
-			fmt.Fprintf(&sb, "\\%02X", c)
-		}
-	}
-	sb.WriteByte('"')
-	return sb.String()
-}
+func quote(s string) string { return mlirtext.Quote(s) }

@@ -17,7 +17,45 @@ import (
 // NAME_IN0_SIZE in elements, NAME_IN0_BYTES), and how to load the weights
 // file. The convention needs static shapes and tensor outputs; Header
 // returns an error naming each input or output that has neither.
-func Header(out *Output) (string, error) {
+func Header(out *Output) (string, error) { return HeaderWith(out, HeaderOptions{}) }
+
+// Scratch says how a compiled entry function gets its scratch memory.
+type Scratch int
+
+// The Scratch values.
+const (
+	ScratchUnknown Scratch = iota // not inspected: the header says it may allocate
+	ScratchNone                   // the function allocates nothing
+	ScratchMalloc                 // malloc on each call, freed before it returns
+)
+
+// HeaderOptions are the facts about the compiled code that the header
+// states, as the compiler knows them.
+type HeaderOptions struct {
+	// CPU and Features are the target the object is compiled for (llc's
+	// -mcpu and -mattr); empty CPU leaves the line out.
+	CPU, Features string
+	// WeightsFile is the name of the .weights file --weights=file writes
+	// beside the object; empty means NAME.weights.
+	WeightsFile string
+	// Scratch says whether the function allocates scratch memory.
+	Scratch Scratch
+	// MutableGlobals reports that the lowered code writes global memory,
+	// so that concurrent calls are not safe; false when inspected and
+	// none is written, or when Scratch is ScratchUnknown (not inspected).
+	MutableGlobals bool
+}
+
+// BufferAlign is the alignment, in bytes, that the header recommends for
+// input and output buffers (NAME_ALIGN): the function assumes only each
+// element type's own alignment, but vector loads and stores run faster on
+// 64-byte aligned buffers (a cache line, and an AVX-512 vector).
+const BufferAlign = 64
+
+// HeaderWith is [Header] with the compiled code's contract stated as o
+// gives it: target, alignment, scratch memory, thread safety and the
+// weights file's name.
+func HeaderWith(out *Output, o HeaderOptions) (string, error) {
 	if out == nil {
 		return "", errors.New("emit: header: nil output")
 	}
@@ -89,6 +127,42 @@ func Header(out *Output) (string, error) {
 	fmt.Fprintf(&sb, "#ifndef %s\n#define %s\n\n", guard, guard)
 	sb.WriteString("#include <stdbool.h>\n#include <stdint.h>\n\n")
 	sb.WriteString("#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n")
+	if o.CPU != "" {
+		feats := o.Features
+		if feats == "" {
+			feats = "the CPU's own"
+		}
+		fmt.Fprintf(&sb, "/* Target: compiled for CPU %s (niro compile --target-cpu), features %s.\n", commentSafe(o.CPU), commentSafe(feats))
+		sb.WriteString(" * The object may use every instruction that CPU has; it faults (SIGILL) on\n * an older one. */\n\n")
+	}
+	sb.WriteString("/*\n * The contract of " + e.Name + ":\n")
+	fmt.Fprintf(&sb, " *  - Alignment: each pointer must be aligned to its element type; nothing\n")
+	fmt.Fprintf(&sb, " *    more is assumed. Buffers aligned to %s_ALIGN bytes, as\n", up)
+	fmt.Fprintf(&sb, " *    aligned_alloc(%s_ALIGN, ...) gives, run faster than malloc'd ones\n", up)
+	sb.WriteString(" *    (vector loads and stores stay within cache lines).\n")
+	switch o.Scratch {
+	case ScratchNone:
+		sb.WriteString(" *  - Memory: it allocates nothing; all of its memory is the caller's.\n")
+	case ScratchMalloc:
+		sb.WriteString(" *  - Memory: it allocates scratch buffers with malloc on each call and\n *    frees them before it returns.\n")
+	default:
+		sb.WriteString(" *  - Memory: it may allocate scratch buffers with malloc on each call; it\n *    frees them before it returns.\n")
+	}
+	switch {
+	case o.Scratch == ScratchUnknown:
+		sb.WriteString(" *  - Threads: not inspected here; niro compile --emit header states it when\n *    it finds the LLVM tools.\n")
+	case o.MutableGlobals:
+		sb.WriteString(" *  - Threads: it writes global memory, so it is NOT safe to call from two\n *    threads at once.\n")
+	default:
+		sb.WriteString(" *  - Threads: it keeps no state between calls and writes no global memory:\n")
+		sb.WriteString(" *    it is safe to call from several threads at once, each call with its\n *    own output buffers.\n")
+	}
+	sb.WriteString(" */\n")
+	fmt.Fprintf(&sb, "#define %s_ALIGN %d\n\n", up, BufferAlign)
+	weightsFile := o.WeightsFile
+	if weightsFile == "" {
+		weightsFile = e.Name + ".weights"
+	}
 	if e.HasWeights {
 		b := out.Blob
 		size := int64(0)
@@ -99,10 +173,10 @@ func Header(out *Output) (string, error) {
 		fmt.Fprintf(&sb, " * from a blob of %s_WEIGHTS_SIZE bytes passed as its first argument.\n", up)
 		fmt.Fprintf(&sb, " * An object compiled with --weights=embed (niro compile's default) holds\n")
 		fmt.Fprintf(&sb, " * the blob itself as the symbol %s_weights: call %s(%s_weights, ...).\n", e.Name, e.Name, e.Name)
-		sb.WriteString(" * With --weights=file the blob is the .weights file written beside the\n")
+		fmt.Fprintf(&sb, " * With --weights=file the blob is the file %s written beside the\n", commentSafe(weightsFile))
 		fmt.Fprintf(&sb, " * object; load the whole file at an address aligned to %s_WEIGHTS_ALIGN\n", up)
 		fmt.Fprintf(&sb, " * bytes and keep it unchanged while %s runs:\n *\n", e.Name)
-		fmt.Fprintf(&sb, " *   FILE *f = fopen(\"%s.weights\", \"rb\");\n", e.Name)
+		fmt.Fprintf(&sb, " *   FILE *f = fopen(%s, \"rb\");\n", commentSafe(strconv.Quote(weightsFile)))
 		fmt.Fprintf(&sb, " *   void *w = aligned_alloc(%s_WEIGHTS_ALIGN, (%s_WEIGHTS_SIZE + %s_WEIGHTS_ALIGN - 1)\n", up, up, up)
 		fmt.Fprintf(&sb, " *                          / %s_WEIGHTS_ALIGN * %s_WEIGHTS_ALIGN);\n", up, up)
 		fmt.Fprintf(&sb, " *   if (!f || !w || fread(w, 1, %s_WEIGHTS_SIZE, f) != %s_WEIGHTS_SIZE)\n", up, up)

@@ -13,10 +13,14 @@
 //   - reads each input from a raw binary file into a 64-byte aligned buffer,
 //     checking that the file holds exactly the expected number of bytes;
 //   - memory-maps the weights blob read-only when the model has one;
-//   - allocates the outputs, calls the model Warmup times, then Runs times,
-//     timing each of those calls with rtclock() from libmlir_c_runner_utils;
-//   - writes each output's bytes to a raw file and the per-run seconds, as
-//     little-endian f64 values, to a timings file.
+//   - allocates the outputs, calls the model Warmup times, then takes Runs
+//     timed samples with clock_gettime(CLOCK_MONOTONIC) from libc
+//     (nanoseconds); with MinSampleNs set, one sample spans a batch of calls
+//     lasting at least MinSampleNs (sized by doubling untimed batches) and
+//     records the time per call;
+//   - writes each output's bytes to a raw file, the per-call seconds of each
+//     sample, as little-endian f64 values, to a timings file, and the batch
+//     size as a little-endian i64 to a batch file.
 //
 // Any failure prints a message naming the file to stderr and exits with
 // status 1. [Splice] inserts the generated text into the lowered model module,
@@ -29,6 +33,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/niro-dev/niro/internal/mlirtext"
 )
 
 // Alignment is the byte alignment of every buffer the harness allocates.
@@ -57,10 +63,22 @@ type Spec struct {
 	Warmup int
 	// Runs is the number of timed calls; at least 1.
 	Runs int
-	// TimingsPath receives Runs little-endian f64 values, the seconds each
-	// timed call took; empty means no timings file.
+	// TimingsPath receives Runs little-endian f64 values, the seconds per
+	// call of each timed sample; empty means no timings file.
 	TimingsPath string
+	// MinSampleNs, when positive, makes each timed sample a batch of calls
+	// lasting at least this many nanoseconds: after the warm-up, untimed
+	// batches of 1, 2, 4, ... calls run until one lasts that long, and
+	// that batch size is used, so that calls much shorter than the clock's
+	// overhead are timed as well. Zero times every call on its own.
+	MinSampleNs int64
+	// BatchPath, when not empty, receives the batch size (calls per
+	// sample) as one little-endian i64.
+	BatchPath string
 }
+
+// maxBatch bounds the calls in one sample.
+const maxBatch = 1 << 20
 
 // NumArgs is the number of pointer arguments the model function takes.
 func (s *Spec) NumArgs() int {
@@ -88,7 +106,7 @@ var libcDecls = []struct{ name, decl string }{
 	{"write", "llvm.func @write(i32, !llvm.ptr, i64) -> i64"},
 	{"perror", "llvm.func @perror(!llvm.ptr)"},
 	{"exit", "llvm.func @exit(i32)"},
-	{"rtclock", "llvm.func @rtclock() -> f64"},
+	{"clock_gettime", "llvm.func @clock_gettime(i32, !llvm.ptr) -> i32"},
 }
 
 // symPrefix starts every symbol the harness defines besides main.
@@ -97,11 +115,12 @@ const symPrefix = "__niro_harness_"
 // Linux values of the constants passed to lseek and mmap (the same on
 // x86-64 and AArch64).
 const (
-	seekEnd     = 2
-	protRead    = 1
-	mapPrivate  = 2
-	stderrFD    = 2
-	failureExit = 1
+	seekEnd        = 2
+	clockMonotonic = 1
+	protRead       = 1
+	mapPrivate     = 2
+	stderrFD       = 2
+	failureExit    = 1
 )
 
 // Validate reports whether s describes a harness Generate can write.
@@ -144,6 +163,12 @@ func (s *Spec) Validate() error {
 	}
 	if strings.IndexByte(s.TimingsPath, 0) >= 0 {
 		bad("timings path %q contains a NUL byte", s.TimingsPath)
+	}
+	if strings.IndexByte(s.BatchPath, 0) >= 0 {
+		bad("batch path %q contains a NUL byte", s.BatchPath)
+	}
+	if s.MinSampleNs < 0 {
+		bad("minimum sample time must not be negative, got %d ns", s.MinSampleNs)
 	}
 	if len(errs) > 0 {
 		return fmt.Errorf("harness: %w", errors.Join(errs...))
@@ -191,6 +216,9 @@ type gen struct {
 	strIdx map[string]string
 	nextV  int
 	nextB  int
+	// timespec is the struct timespec clock_gettime fills, allocated once
+	// at the top of @main.
+	timespec string
 }
 
 type strConst struct{ sym, val string }
@@ -359,13 +387,17 @@ func (g *gen) loop(n int, body func(i string)) {
 	if n == 0 {
 		return
 	}
+	g.loopN(g.i64(int64(n)), body)
+}
+
+// loopN emits a loop running body limit times, limit an i64 value.
+func (g *gen) loopN(limit string, body func(i string)) {
 	head, bodyL, done := g.label("loop"), g.label("body"), g.label("done")
 	start := g.i64(0)
 	g.emit("llvm.br %s(%s : i64)", head, start)
 	i := "%v" + strconv.Itoa(g.nextV)
 	g.nextV++
 	fmt.Fprintf(&g.body, "  %s(%s: i64):\n", head, i)
-	limit := g.i64(int64(n))
 	more := g.val("llvm.icmp \"slt\" %s, %s : i64", i, limit)
 	g.emit("llvm.cond_br %s, %s, %s", more, bodyL, done)
 	g.block(bodyL)
@@ -378,6 +410,7 @@ func (g *gen) loop(n int, body func(i string)) {
 
 func (g *gen) main(s *Spec) {
 	g.body.WriteString("llvm.func @main() {\n")
+	g.timespec = g.val("llvm.alloca %s x !llvm.array<2 x i64> : (i64) -> !llvm.ptr", g.i64(1))
 	var args []string
 	var weights string
 	if s.Weights.Path != "" {
@@ -395,16 +428,29 @@ func (g *gen) main(s *Spec) {
 	args = append(args, outs...)
 
 	g.loop(s.Warmup, func(string) { g.callModel(s.Func, args) })
+	batch := g.i64(1)
+	if s.MinSampleNs > 0 {
+		batch = g.calibrate(s.Func, args, s.MinSampleNs)
+	}
+	batchF := g.val("llvm.sitofp %s : i64 to f64", batch)
+	nsPerS := g.val("llvm.mlir.constant(1.000000e+09 : f64) : f64")
 
 	timingBytes := int64(s.Runs) * 8
 	times := g.alloc(timingBytes, "the timings")
 	g.loop(s.Runs, func(i string) {
-		t0 := g.val("llvm.call @rtclock() : () -> f64")
-		g.callModel(s.Func, args)
-		t1 := g.val("llvm.call @rtclock() : () -> f64")
-		d := g.val("llvm.fsub %s, %s : f64", t1, t0)
+		t0 := g.now()
+		if s.MinSampleNs > 0 {
+			g.loopN(batch, func(string) { g.callModel(s.Func, args) })
+		} else {
+			g.callModel(s.Func, args)
+		}
+		t1 := g.now()
+		d := g.val("llvm.sub %s, %s : i64", t1, t0)
+		df := g.val("llvm.sitofp %s : i64 to f64", d)
+		df = g.val("llvm.fdiv %s, %s : f64", df, batchF)
+		df = g.val("llvm.fdiv %s, %s : f64", df, nsPerS)
 		slot := g.val("llvm.getelementptr %s[%s] : (!llvm.ptr, i64) -> !llvm.ptr, f64", times, i)
-		g.emit("llvm.store %s, %s : f64, !llvm.ptr", d, slot)
+		g.emit("llvm.store %s, %s : f64, !llvm.ptr", df, slot)
 	})
 
 	for i, b := range s.Outputs {
@@ -412,6 +458,12 @@ func (g *gen) main(s *Spec) {
 	}
 	if s.TimingsPath != "" {
 		g.writeFile(s.TimingsPath, times, timingBytes, "timings")
+	}
+	if s.BatchPath != "" {
+		one := g.i64(1)
+		slot := g.val("llvm.alloca %s x i64 : (i64) -> !llvm.ptr", one)
+		g.emit("llvm.store %s, %s : i64, !llvm.ptr", batch, slot)
+		g.writeFile(s.BatchPath, slot, 8, "batch")
 	}
 	for _, p := range append(append(ins, outs...), times) {
 		g.emit("llvm.call @free(%s) : (!llvm.ptr) -> ()", p)
@@ -424,42 +476,53 @@ func (g *gen) main(s *Spec) {
 	g.body.WriteString("}\n")
 }
 
+// calibrate emits untimed batches of 1, 2, 4, ... calls until one lasts at
+// least minNs nanoseconds (or holds maxBatch calls) and returns that batch
+// size, an i64 value.
+func (g *gen) calibrate(fn string, args []string, minNs int64) string {
+	head, exit := g.label("calib"), g.label("calibrated")
+	start := g.i64(1)
+	g.emit("llvm.br %s(%s : i64)", head, start)
+	b := "%v" + strconv.Itoa(g.nextV)
+	g.nextV++
+	fmt.Fprintf(&g.body, "  %s(%s: i64):\n", head, b)
+	t0 := g.now()
+	g.loopN(b, func(string) { g.callModel(fn, args) })
+	t1 := g.now()
+	d := g.val("llvm.sub %s, %s : i64", t1, t0)
+	long := g.val("llvm.icmp \"sge\" %s, %s : i64", d, g.i64(minNs))
+	full := g.val("llvm.icmp \"sge\" %s, %s : i64", b, g.i64(maxBatch))
+	stop := g.val("llvm.or %s, %s : i1", long, full)
+	two := g.i64(2)
+	next := g.val("llvm.mul %s, %s : i64", b, two)
+	g.emit("llvm.cond_br %s, %s(%s : i64), %s(%s : i64)", stop, exit, b, head, next)
+	out := "%v" + strconv.Itoa(g.nextV)
+	g.nextV++
+	fmt.Fprintf(&g.body, "  %s(%s: i64):\n", exit, out)
+	return out
+}
+
+// now returns clock_gettime(CLOCK_MONOTONIC) in nanoseconds as an i64
+// value, exiting with a message when the clock fails.
+func (g *gen) now() string {
+	ts := g.timespec
+	clk := g.i32(clockMonotonic)
+	rc := g.val("llvm.call @clock_gettime(%s, %s) : (i32, !llvm.ptr) -> i32", clk, ts)
+	zero := g.i32(0)
+	bad := g.val("llvm.icmp \"ne\" %s, %s : i32", rc, zero)
+	g.failErrnoIf(bad, "clock_gettime(CLOCK_MONOTONIC) failed")
+	sec := g.val("llvm.load %s : !llvm.ptr -> i64", ts)
+	nsecP := g.val("llvm.getelementptr %s[1] : (!llvm.ptr) -> !llvm.ptr, i64", ts)
+	nsec := g.val("llvm.load %s : !llvm.ptr -> i64", nsecP)
+	billion := g.i64(1_000_000_000)
+	ns := g.val("llvm.mul %s, %s : i64", sec, billion)
+	return g.val("llvm.add %s, %s : i64", ns, nsec)
+}
+
 // escapeString writes s as the body of an MLIR string literal: printable
 // ASCII stays, everything else (and '"', '\\') becomes a \XX hex escape.
-func escapeString(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "\\%02X", c)
-	}
-	return b.String()
-}
+func escapeString(s string) string { return mlirtext.Escape(s) }
 
 // symbolRef spells a symbol reference, quoting names that are not MLIR
 // bare identifiers.
-func symbolRef(name string) string {
-	if isBareID(name) {
-		return "@" + name
-	}
-	return "@\"" + escapeString(name) + "\""
-}
-
-func isBareID(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '$' || c == '.'):
-		default:
-			return false
-		}
-	}
-	return true
-}
+func symbolRef(name string) string { return mlirtext.SymbolRef(name) }

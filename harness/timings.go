@@ -23,3 +23,16 @@ func ReadTimings(path string, runs int) ([]float64, error) {
 	}
 	return out, nil
 }
+
+// ReadBatch reads the batch file a harness wrote: the calls per timed
+// sample, one little-endian i64.
+func ReadBatch(path string) (int64, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	if len(data) != 8 {
+		return 0, fmt.Errorf("%s: has %d bytes, a batch size needs 8", path, len(data))
+	}
+	return int64(binary.LittleEndian.Uint64(data)), nil
+}

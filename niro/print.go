@@ -265,16 +265,15 @@ func (p *printer) region(r *Region) {
 
 func (p *printer) symbol(name string) { p.str(symRef(name)) }
 
-// isIdent reports whether s can print bare as a symbol or attribute name.
+// isIdent reports whether s can print bare as a symbol or attribute name:
+// whether the lexer reads it back as one identifier (isIdentStart, then
+// isIdentChar), the one identifier rule of the Niro text format.
 func isIdent(s string) bool {
-	if s == "" {
+	if s == "" || !isIdentStart(s[0]) {
 		return false
 	}
-	for i, c := range s {
-		switch {
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-		case i > 0 && (c >= '0' && c <= '9' || c == '.' || c == '$' || c == '-'):
-		default:
+	for i := 1; i < len(s); i++ {
+		if !isIdentChar(s[i]) {
 			return false
 		}
 	}

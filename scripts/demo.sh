@@ -13,7 +13,7 @@ model=examples/mlp/model.onnx
 data=examples/mlp/test_data_set_0
 
 echo "== building niro"
-go build -o "$out/niro" .
+go build -tags osusergo,netgo -o "$out/niro" .
 niro="$out/niro"
 
 echo "== niro doctor"

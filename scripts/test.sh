@@ -16,5 +16,21 @@ if [ -n "$unformatted" ]; then
 fi
 echo "== go vet" >&2
 go vet ./...
+echo "== static binary" >&2
+# The install instructions' build (README): with the osusergo and netgo
+# tags no package needs cgo, so the binary is static even where gcc is.
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+go build -tags osusergo,netgo -o "$bin/niro" .
+readelf=$(command -v readelf || command -v llvm-readelf-22 || true)
+if [ -z "$readelf" ]; then
+	echo "no readelf to check that niro is static" >&2
+	exit 1
+fi
+if "$readelf" -lW "$bin/niro" | grep -qE '^\s*(INTERP|DYNAMIC)\b'; then
+	echo "niro is not a static binary:" >&2
+	"$readelf" -lW "$bin/niro" | grep -E 'INTERP|DYNAMIC|interpreter' >&2
+	exit 1
+fi
 echo "== go test" >&2
 go test -timeout 25m "$@" ./...

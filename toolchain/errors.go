@@ -2,7 +2,10 @@ package toolchain
 
 import (
 	"fmt"
+	"os"
+	"regexp"
 	"strings"
+	"sync"
 )
 
 // ExitToolFailed is the exit code for a required external tool that is
@@ -24,6 +27,10 @@ type ToolError struct {
 	Stderr string
 	// Err is the underlying cause.
 	Err error
+
+	fullOnce sync.Once // writes a long Stderr to fullPath
+	fullPath string
+	fullErr  error
 }
 
 // Error describes the failure; the tool's standard error follows on the
@@ -41,9 +48,64 @@ func (e *ToolError) Error() string {
 	}
 	if s := strings.TrimSpace(e.Stderr); s != "" {
 		b.WriteString("\n")
-		b.WriteString(s)
+		b.WriteString(e.shortStderr(s))
 	}
 	return b.String()
+}
+
+// MaxErrorLines is about how many lines of a tool's standard error a
+// ToolError's message shows; the rest is in a file the message names.
+const MaxErrorLines = 40
+
+// diagRE matches the first line of a diagnostic: "FILE:LINE:COL: error:",
+// "error:", "LLVM ERROR:", and notes and warnings.
+var diagRE = regexp.MustCompile(`(?i)(^|: )(error|warning|note|remark)\b|^LLVM ERROR`)
+
+// shortStderr returns s when it is short; else its first MaxErrorLines
+// lines, extended to hold the first error whole (up to the next
+// diagnostic), then a line naming the file that holds all of s.
+func (e *ToolError) shortStderr(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) <= MaxErrorLines {
+		return s
+	}
+	keep := MaxErrorLines
+	for i, l := range lines {
+		if !diagRE.MatchString(l) || !strings.Contains(strings.ToLower(l), "error") {
+			continue
+		}
+		end := i + 1
+		for end < len(lines) && !diagRE.MatchString(lines[end]) {
+			end++
+		}
+		keep = max(keep, end)
+		break
+	}
+	if keep >= len(lines) {
+		return s
+	}
+	where := e.saveFull(s)
+	return fmt.Sprintf("%s\n... (%d more lines; %s)", strings.Join(lines[:keep], "\n"), len(lines)-keep, where)
+}
+
+// saveFull writes the full standard error to a temporary file once and
+// says where it is.
+func (e *ToolError) saveFull(s string) string {
+	e.fullOnce.Do(func() {
+		f, err := os.CreateTemp("", "niro-"+e.Stage+"-error-*.txt")
+		if err == nil {
+			_, err = f.WriteString(s + "\n")
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			e.fullPath = f.Name()
+		}
+		e.fullErr = err
+	})
+	if e.fullErr != nil {
+		return fmt.Sprintf("the full text could not be saved: %v", e.fullErr)
+	}
+	return "the full text is in " + e.fullPath
 }
 
 // Unwrap returns the underlying cause.

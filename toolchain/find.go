@@ -93,9 +93,16 @@ type Toolchain struct {
 	// overwritten). When empty each stage works in a temporary directory that
 	// is removed afterwards.
 	KeepTemps string
-	// CPU is the target CPU for llc (-mcpu). Empty means the host CPU
-	// ("native"), which is what mlir-runner's JIT uses too.
+	// CPU is the target CPU for opt and llc (-mcpu): a CPU name such as
+	// "x86-64-v2", or "native". Empty means the host CPU ("native"), which
+	// is what mlir-runner's JIT uses too.
 	CPU string
+	// Features are extra target features for opt and llc (-mattr), such as
+	// "+avx2,-avx512f"; empty means the CPU's own.
+	Features string
+	// PrintIR, when not nil, receives the MLIR after each pass of Lower
+	// (mlir-opt --mlir-print-ir-after-all).
+	PrintIR io.Writer
 	// Progress receives one line per stage when not nil. Find sets it to
 	// os.Stderr when standard error is a terminal.
 	Progress io.Writer

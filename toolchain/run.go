@@ -190,7 +190,12 @@ func (tc *Toolchain) Lower(ctx context.Context, mlir string, p Pipeline) (string
 	if p.Verify {
 		args = append(args, "--verify-each", "--verify-roundtrip")
 	}
-	if err := tc.run(ctx, ws, command{stage: stage, tool: MLIROpt, args: args}); err != nil {
+	c := command{stage: stage, tool: MLIROpt, args: args}
+	if tc.PrintIR != nil {
+		c.args = append(c.args, "--mlir-print-ir-after-all")
+		c.stderr = tc.PrintIR
+	}
+	if err := tc.run(ctx, ws, c); err != nil {
 		return "", err
 	}
 	out, err := ws.read(stage, fileLowered)
@@ -266,11 +271,7 @@ func (tc *Toolchain) optimize(ctx context.Context, ws *workspace, o CompileOptio
 	// The module names no target; without one opt's cost model has no
 	// vector registers and the loop vectorizer leaves every loop scalar.
 	if triple := hostTriple(); triple != "" {
-		cpu := tc.CPU
-		if cpu == "" {
-			cpu = "native"
-		}
-		args = append(args, "-mtriple="+triple, "-mcpu="+cpu)
+		args = append(append(args, "-mtriple="+triple), tc.targetArgs()...)
 	}
 	if o.Verify {
 		args = append(args, "--verify-each")
@@ -287,16 +288,12 @@ func (tc *Toolchain) llc(ctx context.Context, ws *workspace, in string, o Compil
 	if level < 0 || level > 3 {
 		return nil, fmt.Errorf("compile: optimization level %d is not 0 to 3", level)
 	}
-	cpu := tc.CPU
-	if cpu == "" {
-		cpu = "native"
-	}
 	out, filetype := fileObj, "obj"
 	if o.Kind == KindAsm {
 		out, filetype = fileAsm, "asm"
 	}
-	args := []string{"-O" + strconv.Itoa(level), "-mcpu=" + cpu, "-relocation-model=pic",
-		"-filetype=" + filetype, in, "-o", out}
+	args := append([]string{"-O" + strconv.Itoa(level)}, tc.targetArgs()...)
+	args = append(args, "-relocation-model=pic", "-filetype="+filetype, in, "-o", out)
 	if o.Verify {
 		args = append(args, "--verify-machineinstrs")
 	}
