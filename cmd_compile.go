@@ -1,9 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -33,6 +32,12 @@ func (c *EmitCmd) Run(env *Env) error {
 	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
 	if err != nil {
 		return err
+	}
+	if out.Blob != nil && c.Output != "" && c.Output != "-" {
+		// Every output is claimed before the first is written.
+		if err := claimOutputs(c.Output, stem(c.Output)+".weights"); err != nil {
+			return err
+		}
 	}
 	if err := writeOutput(env, c.Output, []byte(out.MLIR)); err != nil {
 		return err
@@ -94,6 +99,9 @@ func (c *CompileCmd) Run(env *Env) error {
 			weightsFile = stem(c.File) + ".weights"
 		}
 	}
+	if err := claimOutputs(dest, weightsFile); err != nil {
+		return err
+	}
 	switch c.Emit {
 	case "mlir":
 		if err := writeOutput(env, dest, []byte(out.MLIR)); err != nil {
@@ -119,7 +127,7 @@ func (c *CompileCmd) Run(env *Env) error {
 // build runs the pipeline as far as c.Emit and writes the result to dest;
 // with embed, the weights blob goes into the object.
 func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) error {
-	ctx := context.Background()
+	ctx := env.context()
 	p, err := lookupPipeline(c.Pipeline)
 	if err != nil {
 		return err
@@ -155,24 +163,12 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 // writeEmbedded writes obj with the weights blob added as a section (see
 // toolchain.AppendBlobSection) to path, or to standard output when path is
 // "" or "-". The blob streams from the model to the file, never held whole
-// in memory; when writing fails the partial file is removed.
+// in memory; the file is written atomically (safefile), so a failure
+// leaves whatever was at path untouched.
 func writeEmbedded(env *Env, path string, obj []byte, symbol string, blob *emit.Blob) error {
-	if path == "" || path == "-" {
-		return toolchain.AppendBlobSection(env.Stdout, obj, symbol, blob, blob.Size)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	err = toolchain.AppendBlobSection(f, obj, symbol, blob, blob.Size)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing %s: %w", path, cerr)
-	}
-	if err != nil {
-		os.Remove(path)
-		return err
-	}
-	return nil
+	return writeFileOutput(env, path, func(w io.Writer) error {
+		return toolchain.AppendBlobSection(w, obj, symbol, blob, blob.Size)
+	})
 }
 
 // DoctorCmd is `niro doctor`.
@@ -181,7 +177,7 @@ type DoctorCmd struct{}
 // Run prints what tool discovery found. It exits 3 when a required tool is
 // missing.
 func (c *DoctorCmd) Run(env *Env) error {
-	ctx := context.Background()
+	ctx := env.context()
 	report := toolchain.Probe(ctx, toolchain.FindOptions{Prefix: env.LLVMPrefix})
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tVERSION\tPATH\tFROM")

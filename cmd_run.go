@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -54,7 +53,7 @@ type RunCmd struct {
 
 // Run compiles the model for the host, runs it once and writes the outputs.
 func (c *RunCmd) Run(env *Env) error {
-	ctx := context.Background()
+	ctx := env.context()
 	given, err := c.read()
 	if err != nil {
 		return err
@@ -117,7 +116,7 @@ type TestCmd struct {
 // Run compiles the model for each distinct input signature, runs every
 // folder and compares each output, one line per output.
 func (c *TestCmd) Run(env *Env) error {
-	ctx := context.Background()
+	ctx := env.context()
 	mf, err := openModel(c.File, c.ShapeFlags)
 	if err != nil {
 		return err
@@ -234,7 +233,7 @@ func (c *BenchCmd) Run(env *Env) error {
 	if c.Runs < 1 {
 		return usagef("--runs must be at least 1")
 	}
-	ctx := context.Background()
+	ctx := env.context()
 	given, err := c.read()
 	if err != nil {
 		return err

@@ -6,13 +6,17 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"github.com/niro-dev/niro/emit"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/niro-dev/niro/internal/safefile"
 )
 
 // Exit codes, as PRODUCT.md fixes them.
@@ -28,6 +32,7 @@ type Globals struct {
 	LLVMPrefix string `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
 	KeepTemps  string `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
 	Math       string `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
+	faultFlags
 }
 
 // emitOptions returns the emitter options the global flags choose.
@@ -62,11 +67,17 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run under runCtx, which a signal cancels (see runMain).
+func runContext(runCtx context.Context, args []string, stdout, stderr io.Writer) int {
+	safefile.Reset()
 	var cli CLI
 	exitCode := -1
 	parser, err := kong.New(&cli,
@@ -81,7 +92,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "niro: %v\n", err)
 		return exitUsage
 	}
-	ctx, err := parser.Parse(args)
+	kctx, err := parser.Parse(args)
 	if exitCode >= 0 {
 		return exitCode // --help
 	}
@@ -89,8 +100,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "niro: %v\n", err)
 		return exitUsage
 	}
-	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}
-	if err := ctx.Run(env); err != nil {
+	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, ctx: runCtx}
+	if err := env.applyFaultFlags(); err != nil {
+		return report(stderr, err)
+	}
+	if err := kctx.Run(env); err != nil {
 		return report(stderr, err)
 	}
 	return exitOK
@@ -120,4 +134,9 @@ type Env struct {
 	*Globals
 	Stdout io.Writer
 	Stderr io.Writer
+
+	ctx      context.Context // cancelled by SIGINT and SIGTERM
+	keepOnce sync.Once
+	keepDir  string
+	keepErr  error
 }
