@@ -75,6 +75,9 @@ func (c *RunCmd) Run(env *Env) error {
 		return err
 	}
 	defer hm.cleanup()
+	if err := claimOutputs(outputPaths(c.OutputDir, hm)...); err != nil {
+		return err
+	}
 	res, err := env.execute(ctx, tc, hm, inputs, 0, 0)
 	if err != nil {
 		return err

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/niro-dev/niro/internal/cleanup"
 	"github.com/niro-dev/niro/internal/safefile"
@@ -130,4 +133,56 @@ func claimOutputs(paths ...string) error {
 		}
 	}
 	return nil
+}
+
+// Message bounds: a list or shape quotes at most maxQuotedItems items, and
+// a whole message at most maxMessageBytes bytes.
+const (
+	maxQuotedItems  = 10
+	maxMessageBytes = 16 << 10
+)
+
+// listRE matches a run of more than maxQuotedItems numbers separated by
+// ", ", "," or " " (a quoted list) or by "x" (a shape).
+var listRE = regexp.MustCompile(`-?\d+(?:(?:, ?| )-?\d+){10,}|\d+(?:x\d+){10,}`)
+
+var listSepRE = regexp.MustCompile(`, ?| |x`)
+
+// capMessage bounds an error message before niro prints it, whatever
+// produced it: each long list of numbers keeps its first items and says
+// how many more there are ("1, 2, 3, … and 4,999,990 more"), and the whole
+// message is cut at maxMessageBytes.
+func capMessage(msg string) string {
+	if len(msg) < 64 {
+		return msg
+	}
+	msg = listRE.ReplaceAllStringFunc(msg, func(list string) string {
+		seps := listSepRE.FindAllStringIndex(list, -1)
+		if len(seps) < maxQuotedItems {
+			return list
+		}
+		cut := seps[maxQuotedItems-1]
+		sep, more := list[cut[0]:cut[1]], tensorio.Grouped(int64(len(seps)+1-maxQuotedItems))
+		if sep == "x" {
+			return list[:cut[0]] + "x… (and " + more + " more dimensions)"
+		}
+		return list[:cut[0]] + sep + "… and " + more + " more"
+	})
+	if len(msg) > maxMessageBytes {
+		cut := maxMessageBytes
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + fmt.Sprintf("… (%s more bytes)", tensorio.Grouped(int64(len(msg)-cut)))
+	}
+	return msg
+}
+
+// outputPaths returns the files niro run writes for hm's outputs in dir.
+func outputPaths(dir string, hm *hostModel) []string {
+	var paths []string
+	for i := range hm.out.Entry.Outputs {
+		paths = append(paths, filepath.Join(dir, fileName(paramName(hm.out.Entry.Outputs[i], i, "output"))+".npy"))
+	}
+	return paths
 }

@@ -114,7 +114,7 @@ func runContext(runCtx context.Context, args []string, stdout, stderr io.Writer)
 func report(stderr io.Writer, err error) int {
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stderr, "niro: %v\n", err)
+		fmt.Fprintf(stderr, "niro: %s\n", capMessage(err.Error()))
 	}
 	var ec exitCoder
 	if errors.As(err, &ec) {

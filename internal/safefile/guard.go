@@ -68,7 +68,7 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string {
 	if e.Input {
-		if e.Output == e.Other {
+		if e.Output == e.Other || absPath(e.Output) == absPath(e.Other) {
 			return fmt.Sprintf("output %s is also an input of this command; refusing to overwrite it", e.Output)
 		}
 		return fmt.Sprintf("output %s is the same file as the input %s; refusing to overwrite it", e.Output, e.Other)
