@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -142,32 +141,78 @@ const (
 	maxMessageBytes = 16 << 10
 )
 
-// listRE matches a run of more than maxQuotedItems numbers separated by
-// ", ", "," or " " (a quoted list) or by "x" (a shape).
-var listRE = regexp.MustCompile(`-?\d+(?:(?:, ?| )-?\d+){10,}|\d+(?:x\d+){10,}`)
-
-var listSepRE = regexp.MustCompile(`, ?| |x`)
-
 // capMessage bounds an error message before niro prints it, whatever
-// produced it: each long list of numbers keeps its first items and says
-// how many more there are ("1, 2, 3, … and 4,999,990 more"), and the whole
-// message is cut at maxMessageBytes.
+// produced it: each list of more than maxQuotedItems numbers (separated by
+// ", ", "," or " ", or by "x" in a shape) keeps its first items and says how
+// many more there are ("1, 2, 3, … and 4,999,990 more"), and the whole
+// message is cut at maxMessageBytes. It runs in one linear pass.
 func capMessage(msg string) string {
 	if len(msg) < 64 {
 		return msg
 	}
-	msg = listRE.ReplaceAllStringFunc(msg, func(list string) string {
-		seps := listSepRE.FindAllStringIndex(list, -1)
-		if len(seps) < maxQuotedItems {
-			return list
+	var b strings.Builder
+	isDigit := func(i int) bool { return i < len(msg) && msg[i] >= '0' && msg[i] <= '9' }
+	// number returns the end of a number starting at i, or i.
+	number := func(i int) int {
+		j := i
+		if j < len(msg) && msg[j] == '-' {
+			j++
 		}
-		cut := seps[maxQuotedItems-1]
-		sep, more := list[cut[0]:cut[1]], tensorio.Grouped(int64(len(seps)+1-maxQuotedItems))
-		if sep == "x" {
-			return list[:cut[0]] + "x… (and " + more + " more dimensions)"
+		if !isDigit(j) {
+			return i
 		}
-		return list[:cut[0]] + sep + "… and " + more + " more"
-	})
+		for isDigit(j) {
+			j++
+		}
+		return j
+	}
+	// sep returns the end of a separator starting at i, or i.
+	sep := func(i int) int {
+		switch {
+		case strings.HasPrefix(msg[i:], ", "):
+			return i + 2
+		case i < len(msg) && (msg[i] == ',' || msg[i] == ' ' || msg[i] == 'x'):
+			return i + 1
+		}
+		return i
+	}
+	for i := 0; i < len(msg); {
+		end := number(i)
+		if end == i || i > 0 && isDigit(i-1) {
+			b.WriteByte(msg[i])
+			i++
+			continue
+		}
+		items, cutAt, shape := 1, -1, false
+		for {
+			s := sep(end)
+			if s == end {
+				break
+			}
+			e := number(s)
+			if e == s {
+				break
+			}
+			if items == maxQuotedItems {
+				cutAt, shape = end, msg[end] == 'x'
+			}
+			items++
+			end = e
+		}
+		if cutAt < 0 {
+			b.WriteString(msg[i:end])
+		} else {
+			more := tensorio.Grouped(int64(items - maxQuotedItems))
+			b.WriteString(msg[i:cutAt])
+			if shape {
+				b.WriteString("x… (and " + more + " more dimensions)")
+			} else {
+				b.WriteString(", … and " + more + " more")
+			}
+		}
+		i = end
+	}
+	msg = b.String()
 	if len(msg) > maxMessageBytes {
 		cut := maxMessageBytes
 		for cut > 0 && !utf8.RuneStart(msg[cut]) {
