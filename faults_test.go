@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"google.golang.org/protobuf/proto"
@@ -438,4 +439,22 @@ func TestCapMessage(t *testing.T) {
 	if got := capMessage(strings.Repeat("é", 1<<20)); len(got) > maxMessageBytes+64 {
 		t.Errorf("message of %d bytes not cut", len(got))
 	}
+}
+
+// FuzzCapMessage checks that capMessage never panics, never makes a
+// message longer than the bound, and keeps valid UTF-8 valid.
+func FuzzCapMessage(f *testing.F) {
+	f.Add("perm [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] of node t")
+	f.Add("got tensor<1x1x1x1x1x1x1x1x1x1x1x1xf32>, want tensor<2x3xf32>")
+	f.Add("bytes [9223372036854775807, -9223372036854775785)")
+	f.Add("-1 -2 -3 -4 -5 -6 -7 -8 -9 -10 -11 -12, 13,14,15x16x")
+	f.Fuzz(func(t *testing.T, msg string) {
+		got := capMessage(msg)
+		if len(got) > max(len(msg), maxMessageBytes)+64 {
+			t.Fatalf("capMessage made %d bytes of %d", len(got), len(msg))
+		}
+		if utf8.ValidString(msg) && !utf8.ValidString(got) {
+			t.Fatalf("capMessage broke UTF-8: %q", got)
+		}
+	})
 }
