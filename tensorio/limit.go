@@ -162,14 +162,5 @@ func Grouped(n int64) string {
 	return b.String()
 }
 
-// maxListItems is how many items of a list or shape a message quotes.
+// maxListItems is how many dimensions of a shape a message quotes.
 const maxListItems = 10
-
-// CapList joins items with ", ", quoting at most max of them and saying
-// how many more there are: "1, 2, 3 … and 4,999,990 more".
-func CapList(items []string, max int) string {
-	if len(items) <= max {
-		return strings.Join(items, ", ")
-	}
-	return strings.Join(items[:max], ", ") + " … and " + Grouped(int64(len(items)-max)) + " more"
-}
