@@ -8,9 +8,12 @@ import (
 )
 
 // The process-wide record of the files read and the outputs claimed. niro
-// runs one command per process; [Reset] starts a fresh record.
+// runs one command per process; [Reset] starts a fresh record. Until the
+// first Reset nothing is recorded or refused, so that a program using
+// niro's packages as a library may write a file twice.
 var (
 	guardMu sync.Mutex
+	active  bool
 	inputs  []namedInfo
 	outputs []namedInfo
 )
@@ -23,6 +26,9 @@ type namedInfo struct {
 func addInput(path string, st fs.FileInfo) {
 	guardMu.Lock()
 	defer guardMu.Unlock()
+	if !active {
+		return
+	}
 	for _, in := range inputs {
 		if os.SameFile(in.info, st) {
 			return
@@ -50,10 +56,11 @@ func Rewrite(path string) {
 	inputs = kept
 }
 
-// Reset forgets the inputs and outputs recorded so far.
+// Reset starts the record of a command: it forgets the inputs and outputs
+// recorded so far and turns the guard on.
 func Reset() {
 	guardMu.Lock()
-	inputs, outputs = nil, nil
+	active, inputs, outputs = true, nil, nil
 	guardMu.Unlock()
 }
 
@@ -89,6 +96,9 @@ func Claim(path string) error {
 	st, err := os.Stat(path)
 	guardMu.Lock()
 	defer guardMu.Unlock()
+	if !active {
+		return nil
+	}
 	if err == nil {
 		for _, in := range inputs {
 			if os.SameFile(in.info, st) {
@@ -114,6 +124,9 @@ func claimed(path string) bool {
 	abs := absPath(path)
 	guardMu.Lock()
 	defer guardMu.Unlock()
+	if !active {
+		return true // nothing to claim
+	}
 	for _, out := range outputs {
 		if out.path == abs {
 			return true
