@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/niro-dev/niro/internal/cleanup"
@@ -47,10 +46,7 @@ func runProcess(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error
 	}
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setpgid = true
+	ownGroup(cmd)
 	cmd.WaitDelay = waitDelay
 	if err := cmd.Start(); err != nil {
 		return err
@@ -62,7 +58,7 @@ func runProcess(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error
 	go func() {
 		select {
 		case <-tctx.Done():
-			_ = syscall.Kill(-pgid, syscall.SIGKILL)
+			killGroup(pgid)
 			close(killed)
 		case <-stop:
 		}
@@ -70,7 +66,7 @@ func runProcess(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error
 	err := cmd.Wait()
 	close(stop)
 	// Whatever the program left in its group goes with it.
-	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+	killGroup(pgid)
 	release()
 	if err != nil {
 		select {

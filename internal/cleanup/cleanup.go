@@ -8,7 +8,6 @@ package cleanup
 import (
 	"os"
 	"sync"
-	"syscall"
 )
 
 var (
@@ -74,7 +73,7 @@ func Run() {
 	groups, paths = map[int]int{}, map[int]string{}
 	mu.Unlock()
 	for _, g := range gs {
-		_ = syscall.Kill(-g, syscall.SIGKILL)
+		killGroup(g)
 	}
 	for _, p := range ps {
 		os.RemoveAll(p)
