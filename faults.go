@@ -207,7 +207,11 @@ func capMessage(msg string) string {
 			if shape {
 				b.WriteString("x… (and " + more + " more dimensions)")
 			} else {
-				b.WriteString(", … and " + more + " more")
+				sep := msg[cutAt : cutAt+1]
+				if sep == "," {
+					sep = ", "
+				}
+				b.WriteString(sep + "… and " + more + " more")
 			}
 		}
 		i = end

@@ -318,6 +318,30 @@ func TestFaultScripts(t *testing.T) {
 					ts.Fatalf("%s is %d bytes, over %d", args[1], len(data), n)
 				}
 			},
+			// permmodel FILE N writes an ONNX Transpose of a rank-1 input
+			// with an N-entry perm.
+			"permmodel": func(ts *testscript.TestScript, neg bool, args []string) {
+				n, _ := strconv.Atoi(args[1])
+				perm := make([]int64, n)
+				for i := range perm {
+					perm[i] = int64(i)
+				}
+				vi := func(name string) *onnxpb.ValueInfoProto {
+					return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
+						TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), Shape: &onnxpb.TensorShapeProto{
+							Dim: []*onnxpb.TensorShapeProto_Dimension{{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: 2}}}}}}}}
+				}
+				m := &onnxpb.ModelProto{IrVersion: proto.Int64(8),
+					OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(17)}},
+					Graph: &onnxpb.GraphProto{Name: proto.String("g"),
+						Node: []*onnxpb.NodeProto{{OpType: proto.String("Transpose"), Input: []string{"x"}, Output: []string{"y"},
+							Attribute: []*onnxpb.AttributeProto{{Name: proto.String("perm"), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: perm}}}},
+						Input:  []*onnxpb.ValueInfoProto{vi("x")},
+						Output: []*onnxpb.ValueInfoProto{vi("y")}}}
+				data, err := proto.Marshal(m)
+				ts.Check(err)
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+			},
 			// bignpy FILE RANK writes a one-element f32 .npy of rank RANK.
 			"bignpy": func(ts *testscript.TestScript, neg bool, args []string) {
 				rank, _ := strconv.Atoi(args[1])
