@@ -79,10 +79,3 @@ func Run() {
 		os.RemoveAll(p)
 	}
 }
-
-// Pending reports how many entries are registered (for tests).
-func Pending() int {
-	mu.Lock()
-	defer mu.Unlock()
-	return len(paths) + len(groups)
-}

@@ -11,7 +11,8 @@
 //     A destination that exists and is not a regular file (a character
 //     device such as /dev/null, a FIFO) is written in place and never
 //     truncated or removed.
-//   - A [Guard] records the files a command reads and refuses, as bad usage,
-//     an output that is one of them ([os.SameFile]) or that another output
-//     of the same command already claimed.
+//   - Every file opened here is recorded as an input of the command, and
+//     [Claim] (which Create calls) refuses, as bad usage, an output that is
+//     one of them ([os.SameFile]) or that another output of the same
+//     command already claimed. [Reset] starts a command's record.
 package safefile
