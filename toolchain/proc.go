@@ -54,12 +54,10 @@ func runProcess(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error
 	pgid := cmd.Process.Pid
 	release := cleanup.Group(pgid)
 	stop := make(chan struct{})
-	killed := make(chan struct{})
 	go func() {
 		select {
 		case <-tctx.Done():
 			killGroup(pgid)
-			close(killed)
 		case <-stop:
 		}
 	}()
@@ -68,15 +66,12 @@ func runProcess(ctx context.Context, cmd *exec.Cmd, timeout time.Duration) error
 	// Whatever the program left in its group goes with it.
 	killGroup(pgid)
 	release()
-	if err != nil {
-		select {
-		case <-killed:
-			if ctx.Err() != nil {
-				return fmt.Errorf("%w (%v)", ctx.Err(), err)
-			}
-			return &TimeoutError{Timeout: timeout}
-		default:
+	if err != nil && tctx.Err() != nil {
+		// Killed (or failed as it was about to be): say why.
+		if ctx.Err() != nil {
+			return fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
+		return &TimeoutError{Timeout: timeout}
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The program exited 0 but a child of it held its output open;
