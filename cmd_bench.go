@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -84,7 +83,7 @@ func (c *BenchCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	h, err := env.startHost(context.Background(), c.File, c.ShapeFlags, c.Pipeline)
+	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.Pipeline)
 	if err != nil {
 		return err
 	}

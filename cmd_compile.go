@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -88,6 +86,12 @@ func (c *EmitCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
+	if out.Blob != nil && c.Output != "" && c.Output != "-" {
+		// Every output is claimed before the first is written.
+		if err := claimOutputs(c.Output, stem(c.Output)+".weights"); err != nil {
+			return err
+		}
+	}
 	if err := writeOutput(env, c.Output, []byte(out.MLIR)); err != nil {
 		return err
 	}
@@ -164,6 +168,13 @@ func (c *CompileCmd) Run(env *Env) error {
 		weightsFile = stem(c.File) + ".weights"
 	}
 	writeWeights := out.Blob != nil && c.Emit != "header" && !embed
+	claimed := []string{dest}
+	if writeWeights {
+		claimed = append(claimed, weightsFile)
+	}
+	if err := claimOutputs(claimed...); err != nil {
+		return err
+	}
 	switch c.Emit {
 	case "mlir":
 		if err := writeOutput(env, dest, []byte(out.MLIR)); err != nil {
@@ -199,7 +210,7 @@ func (c *CompileCmd) Run(env *Env) error {
 // be called concurrently; without them it says it did not look.
 func (c *CompileCmd) header(env *Env, out *emit.Output, weightsFile string) (string, error) {
 	o := emit.HeaderOptions{CPU: c.TargetCPU, Features: c.TargetFeatures, WeightsFile: weightsFile}
-	ctx := context.Background()
+	ctx := env.context()
 	p, err := lookupPipeline(c.Pipeline)
 	if err != nil {
 		return "", err
@@ -222,7 +233,7 @@ func (c *CompileCmd) header(env *Env, out *emit.Output, weightsFile string) (str
 // build runs the pipeline as far as c.Emit and writes the result to dest;
 // with embed, the weights blob goes into the object.
 func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) error {
-	ctx := context.Background()
+	ctx := env.context()
 	p, err := lookupPipeline(c.Pipeline)
 	if err != nil {
 		return err
@@ -267,23 +278,11 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 // writeEmbedded writes obj with the weights blob added as a section (see
 // toolchain.AppendBlobSection) to path, or to standard output when path is
 // "" or "-". The blob streams from the model to the file, never held whole
-// in memory; when writing fails the partial file is removed.
+// in memory; the file is written atomically (safefile), so a failure
+// leaves whatever was at path untouched.
 func writeEmbedded(env *Env, path string, obj []byte, symbol string, blob *emit.Blob) error {
 	env.progressf("weights: embedding %d bytes as %s", blob.Size, symbol)
-	if path == "" || path == "-" {
-		return toolchain.AppendBlobSection(env.Stdout, obj, symbol, blob, blob.Size)
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	err = toolchain.AppendBlobSection(f, obj, symbol, blob, blob.Size)
-	if cerr := f.Close(); err == nil && cerr != nil {
-		err = fmt.Errorf("writing %s: %w", path, cerr)
-	}
-	if err != nil {
-		os.Remove(path)
-		return err
-	}
-	return nil
+	return writeFileOutput(env, path, func(w io.Writer) error {
+		return toolchain.AppendBlobSection(w, obj, symbol, blob, blob.Size)
+	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -15,7 +14,7 @@ type DoctorCmd struct{}
 // Run prints what tool discovery found. It exits 3 when a required tool is
 // missing.
 func (c *DoctorCmd) Run(env *Env) error {
-	ctx := context.Background()
+	ctx := env.context()
 	report := toolchain.Probe(ctx, toolchain.FindOptions{Prefix: env.LLVMPrefix})
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "TOOL\tVERSION\tPATH\tFROM")

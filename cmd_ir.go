@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
+	"io"
+
+	"github.com/niro-dev/niro/internal/safefile"
 
 	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/niro"
@@ -77,7 +79,7 @@ type FmtCmd struct {
 // Run parses the file and prints it in canonical form. It does not require
 // the IR to verify, so invalid IR can be formatted too.
 func (c *FmtCmd) Run(env *Env) error {
-	src, err := os.ReadFile(c.File)
+	src, err := safefile.ReadFile(c.File)
 	if err != nil {
 		return err
 	}
@@ -88,16 +90,16 @@ func (c *FmtCmd) Run(env *Env) error {
 	out := c.Output
 	if c.Write {
 		out = c.File
+		safefile.Rewrite(c.File)
 	}
 	return writeOutput(env, out, []byte(m.String()))
 }
 
 // writeOutput writes data to path, or to standard output when path is ""
-// or "-".
+// or "-". A file is written atomically and may not be an input.
 func writeOutput(env *Env, path string, data []byte) error {
-	if path == "" || path == "-" {
-		_, err := env.Stdout.Write(data)
+	return writeFileOutput(env, path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	return os.WriteFile(path, data, 0o644)
+	})
 }

@@ -170,13 +170,16 @@ func (c *RunCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	h, err := env.startHost(context.Background(), c.File, c.ShapeFlags, c.Pipeline)
+	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.Pipeline)
 	if err != nil {
 		return err
 	}
 	defer h.close()
 	hm, inputs, err := h.prepare(given)
 	if err != nil {
+		return err
+	}
+	if err := claimOutputs(outputPaths(c.OutputDir, hm)...); err != nil {
 		return err
 	}
 	res, err := h.execute(hm, inputs, 0, 0)
@@ -294,7 +297,7 @@ func (c *TestCmd) Run(env *Env) error {
 			return usagef("%v", err)
 		}
 	}
-	h, err := env.startHost(context.Background(), c.File, c.ShapeFlags, c.Pipeline)
+	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.Pipeline)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/harness"
 	"github.com/niro-dev/niro/importer"
+	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
 	"github.com/niro-dev/niro/toolchain"
@@ -55,7 +57,10 @@ func (env *Env) findTools(ctx context.Context) (*toolchain.Toolchain, error) {
 	if err != nil {
 		return nil, err
 	}
-	tc.KeepTemps = env.KeepTemps
+	if tc.KeepTemps, err = env.keepTemps(); err != nil {
+		return nil, err
+	}
+	tc.ToolTimeout = env.ToolTimeout
 	tc.Progress = env.progress()
 	return tc, nil
 }
@@ -71,26 +76,27 @@ type hostModel struct {
 	cleanup  func()
 }
 
-// workDir returns the directory for run files: --keep-temps or a fresh
-// temporary directory, and its cleanup.
+// workDir returns the directory for run files: this run's own directory
+// under --keep-temps or a fresh temporary directory, and its cleanup.
 func (env *Env) workDir() (string, func(), error) {
-	if env.KeepTemps != "" {
-		if err := os.MkdirAll(env.KeepTemps, 0o755); err != nil {
+	if keep, err := env.keepTemps(); keep != "" || err != nil {
+		if err != nil {
 			return "", nil, err
 		}
-		return env.KeepTemps, func() {}, nil
+		// Each model built in the run gets its own directory.
+		dir, err := os.MkdirTemp(keep, "model-")
+		return dir, func() {}, err
 	}
-	dir, err := os.MkdirTemp("", "niro-run-")
-	if err != nil {
-		return "", nil, err
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	return tempDir("niro-run-")
 }
 
 // buildHost emits, lowers and prepares m for running on the host.
 func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.Module, pipeline string) (*hostModel, error) {
 	p, err := lookupPipeline(pipeline)
 	if err != nil {
+		return nil, err
+	}
+	if err := harness.CheckMemory(m); err != nil {
 		return nil, err
 	}
 	out, err := emit.Module(m, env.emitOptions())
@@ -126,17 +132,14 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	return hm, nil
 }
 
-// writeBlob streams the weights blob to path.
+// writeBlob streams the weights blob to path, atomically (safefile).
 func writeBlob(path string, b *emit.Blob) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := b.WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("writing weights %s: %w", path, err)
-	}
-	return f.Close()
+	return safefile.Write(path, func(w io.Writer) error {
+		if _, err := b.WriteTo(w); err != nil {
+			return fmt.Errorf("writing weights %s: %w", path, err)
+		}
+		return nil
+	})
 }
 
 // execResult is what one execution of a host model produced.

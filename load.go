@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/niro-dev/niro/importer"
+	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -101,7 +101,7 @@ func openModel(path string, flags ShapeFlags) (*modelFile, error) {
 	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
 		return nil, usagef("--dim and --shape apply to .onnx models only")
 	}
-	src, err := os.ReadFile(path)
+	src, err := safefile.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,15 +6,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"sync"
 
 	"github.com/alecthomas/kong"
 
 	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -33,6 +36,7 @@ type Globals struct {
 	LLVMPrefix string      `name:"llvm-prefix" help:"Directory holding the LLVM/MLIR tools (overrides $NIRO_LLVM_PREFIX and PATH)." placeholder:"DIR"`
 	KeepTemps  string      `name:"keep-temps" help:"Keep intermediate files in DIR." placeholder:"DIR"`
 	Math       string      `name:"math" help:"How exp, log, tanh and erf are computed on f32: poly (niro's vectorized polynomials) or libm (one libm call per element)." enum:"poly,libm" default:"poly"`
+	faultFlags
 }
 
 // emitOptions returns the emitter options the global flags choose.
@@ -69,11 +73,17 @@ func usagef(format string, args ...any) error {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 // run executes the command line and returns the exit code.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run under runCtx, which a signal cancels (see runMain).
+func runContext(runCtx context.Context, args []string, stdout, stderr io.Writer) int {
+	safefile.Reset()
 	var cli CLI
 	exitCode := -1
 	opts := append(pathMappers(),
@@ -97,7 +107,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	ctx, err := parser.Parse(args)
+	kctx, err := parser.Parse(args)
 	if exitCode >= 0 {
 		return exitCode // --help
 	}
@@ -107,8 +117,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "niro: %s\n", placeholderRE.ReplaceAllString(err.Error(), ""))
 		return exitUsage
 	}
-	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr}
-	if err := ctx.Run(env); err != nil {
+	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, ctx: runCtx}
+	if err := env.applyFaultFlags(); err != nil {
+		return report(stderr, err)
+	}
+	if err := kctx.Run(env); err != nil {
 		return report(stderr, err)
 	}
 	return exitOK
@@ -118,7 +131,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 func report(stderr io.Writer, err error) int {
 	var silent *silentError
 	if !errors.As(err, &silent) {
-		fmt.Fprintf(stderr, "niro: %v\n", err)
+		fmt.Fprintf(stderr, "niro: %s\n", capMessage(err.Error()))
 	}
 	var ec exitCoder
 	if errors.As(err, &ec) {
@@ -138,4 +151,9 @@ type Env struct {
 	*Globals
 	Stdout io.Writer
 	Stderr io.Writer
+
+	ctx      context.Context // cancelled by SIGINT and SIGTERM
+	keepOnce sync.Once
+	keepDir  string
+	keepErr  error
 }

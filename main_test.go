@@ -15,8 +15,12 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(asNiroEnv) == "1" {
+		// The test binary standing in for niro (see TestSIGTERMStopsTools).
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	testscript.Main(m, map[string]func(){
-		"niro": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"niro": func() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) },
 	})
 }
 

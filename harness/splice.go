@@ -49,6 +49,9 @@ func Splice(lowered, harness string) (string, error) {
 // function with one !llvm.ptr parameter per buffer and no result, and
 // splices the harness into lowered.
 func Build(lowered string, s Spec) (string, error) {
+	if err := s.checkBuffers(); err != nil {
+		return "", err
+	}
 	h, err := Generate(s)
 	if err != nil {
 		return "", err

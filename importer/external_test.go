@@ -2,10 +2,12 @@ package importer
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/niro-dev/niro/niro"
@@ -114,6 +116,12 @@ func TestExternalDataErrors(t *testing.T) {
 			want:  `external data "sub" is not a regular file`},
 		{name: "no location", location: "", offset: -1, length: -1,
 			want: "external data has no location"},
+		{name: "offset overflow", location: "w.bin", offset: math.MaxInt64, length: -1,
+			setup: func(dir string) error { return os.WriteFile(filepath.Join(dir, "w.bin"), make([]byte, 24), 0o644) },
+			want:  "external data offset 9223372036854775807 plus the tensor's 24 bytes overflows a 64-bit file offset"},
+		{name: "fifo", location: "fifo.bin", offset: -1, length: -1,
+			setup: func(dir string) error { return syscall.Mkfifo(filepath.Join(dir, "fifo.bin"), 0o644) },
+			want:  `external data "fifo.bin" is not a regular file (a FIFO)`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/niro-dev/niro/internal/safefile"
+
 	"github.com/niro-dev/niro/onnxpb"
 )
 
@@ -86,18 +88,13 @@ func LoadBytes(data []byte, opts Options) (*Model, error) {
 
 // readModelFile returns the file's bytes, mapped when the file is large.
 func readModelFile(path string, maps *mappings) ([]byte, error) {
-	f, err := os.Open(path)
+	// Opened without blocking and checked after the open: a FIFO is an
+	// error, not a hang.
+	f, st, err := safefile.OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	if st.Size() == 0 {
 		return nil, fmt.Errorf("%s: empty file is not an ONNX model", path)
 	}
@@ -175,7 +172,11 @@ func (ld *loader) externalFile(loc string) ([]byte, error) {
 		}
 		ld.root = r
 	}
-	f, err := ld.root.Open(loc)
+	f, st, err := safefile.OpenRegularIn(ld.root, loc)
+	var nr *safefile.NotRegularError
+	if errors.As(err, &nr) {
+		return nil, fmt.Errorf("external data %q is not a regular file (%s)", loc, nr.Kind())
+	}
 	if err != nil {
 		var pe *fs.PathError
 		switch {
@@ -188,13 +189,6 @@ func (ld *loader) externalFile(loc string) ([]byte, error) {
 		}
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("external data %q: %w", loc, err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("external data %q is not a regular file", loc)
-	}
 	var b []byte
 	if st.Size() > 0 {
 		b, err = mapFile(f, st.Size())

@@ -343,6 +343,9 @@ func (ld *loader) externalData(entries []*onnxpb.StringStringEntryProto, size in
 	if err != nil {
 		return nil, nil, err
 	}
+	if ext.Offset > math.MaxInt64-size {
+		return nil, nil, fmt.Errorf("external data offset %d plus the tensor's %d bytes overflows a 64-bit file offset", ext.Offset, size)
+	}
 	if ext.Offset > int64(len(file)) || size > int64(len(file))-ext.Offset {
 		return nil, nil, fmt.Errorf("external data file %q has %d bytes, the tensor needs bytes [%d, %d)", ext.Location, len(file), ext.Offset, ext.Offset+size)
 	}

@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -47,7 +47,7 @@ func NPYDescr(elem niro.ScalarType) (string, bool) {
 
 // ReadNPY reads a .npy file.
 func ReadNPY(path string) (Tensor, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return Tensor{}, err
 	}
@@ -423,5 +423,5 @@ func WriteNPY(path string, t Tensor) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, data, 0o644)
+	return safefile.WriteFile(path, data)
 }

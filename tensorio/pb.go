@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
+	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -53,7 +53,7 @@ func ONNXDataType(elem niro.ScalarType) (int32, bool) {
 // ReadPB reads an ONNX TensorProto file (the test data's input_K.pb and
 // output_K.pb).
 func ReadPB(path string) (Tensor, error) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.ReadFile(path)
 	if err != nil {
 		return Tensor{}, err
 	}
@@ -293,6 +293,9 @@ func (p *pbTensor) tensor() (Tensor, error) {
 	if size < 0 {
 		return Tensor{}, fmt.Errorf("shape %s of %s is too large", FormatDims(t.Dims), elem)
 	}
+	if err := CheckSize(p.name, elem, t.Dims); err != nil {
+		return Tensor{}, err
+	}
 	typed := []struct {
 		name  string
 		count int
@@ -477,5 +480,5 @@ func WritePB(path string, t Tensor) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return os.WriteFile(path, data, 0o644)
+	return safefile.WriteFile(path, data)
 }

@@ -28,6 +28,9 @@ func Random(elem niro.ScalarType, dims []int64, seed uint64) (Tensor, error) {
 	if n < 0 || size < 0 {
 		return Tensor{}, fmt.Errorf("invalid shape %s for %s", FormatDims(dims), elem)
 	}
+	if err := CheckSize("", elem, dims); err != nil {
+		return Tensor{}, err
+	}
 	t.Data = make([]byte, size)
 	r := rand.New(rand.NewPCG(seed, randomStream))
 	d := t.Data

@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -91,11 +92,17 @@ func FormatDims(dims []int64) string {
 	if len(dims) == 0 {
 		return "scalar"
 	}
-	parts := make([]string, len(dims))
-	for i, d := range dims {
+	// A message quotes at most maxListItems dimensions.
+	n := min(len(dims), maxListItems)
+	parts := make([]string, n)
+	for i, d := range dims[:n] {
 		parts[i] = strconv.FormatInt(d, 10)
 	}
-	return strings.Join(parts, "x")
+	s := strings.Join(parts, "x")
+	if len(dims) > n {
+		s += "x… (rank " + Grouped(int64(len(dims))) + ")"
+	}
+	return s
 }
 
 // ReadFile reads a tensor from a .npy or .pb file, chosen by the file name's
@@ -122,7 +129,9 @@ func WriteFile(path string, t Tensor) error {
 	return fmt.Errorf("%s: unknown tensor file type (want .npy or .pb)", path)
 }
 
-// WriteRaw writes t's data bytes, as the model sees them in memory, to path.
+// WriteRaw writes t's data bytes, as the model sees them in memory, to path:
+// a work file of niro's own, written plainly (not through safefile), so it
+// may be written again for each run.
 func WriteRaw(path string, t Tensor) error {
 	if err := t.Check(); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -139,15 +148,14 @@ func ReadRaw(path string, elem niro.ScalarType, dims []int64) (Tensor, error) {
 	if n < 0 || want < 0 {
 		return Tensor{}, fmt.Errorf("%s: invalid shape %s for %s", path, FormatDims(dims), elem)
 	}
-	f, err := os.Open(path)
+	if err := CheckSize(path, elem, dims); err != nil {
+		return Tensor{}, err
+	}
+	f, st, err := safefile.OpenRegular(path)
 	if err != nil {
 		return Tensor{}, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return Tensor{}, err
-	}
 	if st.Size() != want {
 		return Tensor{}, fmt.Errorf("%s: has %d bytes, a %s tensor of shape %s needs %d", path, st.Size(), elem, FormatDims(dims), want)
 	}

@@ -103,6 +103,10 @@ type Toolchain struct {
 	// PrintIR, when not nil, receives the MLIR after each pass of Lower
 	// (mlir-opt --mlir-print-ir-after-all).
 	PrintIR io.Writer
+	// ToolTimeout bounds each tool invocation; zero means
+	// DefaultToolTimeout. A tool past it is killed with its process group
+	// and the stage fails with a *ToolError wrapping a *TimeoutError.
+	ToolTimeout time.Duration
 	// Progress receives one line per stage when not nil. Find sets it to
 	// os.Stderr when standard error is a terminal.
 	Progress io.Writer
@@ -359,10 +363,12 @@ func probeLib(name string, runner ToolInfo) ToolInfo {
 
 // toolVersion runs `file --version` and parses the LLVM version.
 func toolVersion(ctx context.Context, file string) (Version, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, file, "--version")
-	out, err := cmd.CombinedOutput()
+	cmd := exec.Command(file, "--version")
+	var buf limitedBuffer
+	buf.max = maxStderr
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := runProcess(ctx, cmd, ProbeTimeout)
+	out := buf.buf
 	if err != nil {
 		return Version{}, fmt.Errorf("%s --version failed: %w (%s)", file, err, firstLine(string(out)))
 	}

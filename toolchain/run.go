@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/niro-dev/niro/internal/cleanup"
 )
 
 // Kind is an output the toolchain can produce. The names are those of
@@ -43,8 +45,9 @@ const (
 
 // workspace is the directory one stage works in.
 type workspace struct {
-	dir  string
-	keep bool
+	dir     string
+	keep    bool
+	release func() // removes dir; registered with package cleanup
 }
 
 // workspace returns KeepTemps (created if needed) or a new temporary
@@ -64,13 +67,13 @@ func (tc *Toolchain) workspace(stage string) (*workspace, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: temporary directory: %w", stage, err)
 	}
-	return &workspace{dir: dir}, nil
+	return &workspace{dir: dir, release: cleanup.Path(dir)}, nil
 }
 
 // close removes the directory unless it is kept.
 func (w *workspace) close() {
 	if !w.keep {
-		os.RemoveAll(w.dir)
+		w.release()
 	}
 }
 
@@ -83,8 +86,13 @@ func (w *workspace) write(stage, name string, data []byte) error {
 	return nil
 }
 
-func (w *workspace) read(stage, name string) ([]byte, error) {
+// read returns the output file name that tool wrote. A tool that exited 0
+// without writing it failed: that is a *ToolError, as any tool failure.
+func (w *workspace) read(stage, tool, name string) ([]byte, error) {
 	data, err := os.ReadFile(w.path(name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, toolErrorf(stage, tool, "exited 0 without writing its output %s", name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading output: %w", stage, err)
 	}
@@ -112,22 +120,19 @@ func (tc *Toolchain) run(ctx context.Context, ws *workspace, c command) error {
 		line := shellQuote(append([]string{path}, c.args...))
 		_ = os.WriteFile(ws.path(c.stage+"."+c.tool+".cmd"), []byte(line+"\n"), 0o644)
 	}
-	cmd := exec.CommandContext(ctx, path, c.args...)
+	cmd := exec.Command(path, c.args...)
 	cmd.Dir = ws.dir
 	cmd.Stdin = c.stdin
 	cmd.Stdout = c.stdout
 	stderr := &limitedBuffer{max: maxStderr}
 	cmd.Stderr = stderr
 	if c.stderr != nil {
-		cmd.Stderr = io.MultiWriter(stderr, c.stderr)
+		cmd.Stderr = io.MultiWriter(stderr, &cappedWriter{w: c.stderr, max: maxStderr})
 	}
 	start := time.Now()
 	tc.progressf("%s: %s", c.stage, c.tool)
-	err = cmd.Run()
+	err = runProcess(ctx, cmd, tc.ToolTimeout)
 	if err != nil {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			err = fmt.Errorf("%w (%v)", ctxErr, err)
-		}
 		if ws.keep {
 			err = fmt.Errorf("%w (files in %s)", err, ws.dir)
 		}
@@ -198,7 +203,7 @@ func (tc *Toolchain) Lower(ctx context.Context, mlir string, p Pipeline) (string
 	if err := tc.run(ctx, ws, c); err != nil {
 		return "", err
 	}
-	out, err := ws.read(stage, fileLowered)
+	out, err := ws.read(stage, MLIROpt, fileLowered)
 	return string(out), err
 }
 
@@ -219,7 +224,7 @@ func (tc *Toolchain) Translate(ctx context.Context, llvmDialect string) (string,
 	if err != nil {
 		return "", err
 	}
-	out, err := ws.read(stage, fileLL)
+	out, err := ws.read(stage, MLIRTranslate, fileLL)
 	return string(out), err
 }
 
@@ -300,7 +305,7 @@ func (tc *Toolchain) llc(ctx context.Context, ws *workspace, in string, o Compil
 	if err := tc.run(ctx, ws, command{stage: "compile", tool: LLC, args: args}); err != nil {
 		return nil, err
 	}
-	return ws.read("compile", out)
+	return ws.read("compile", LLC, out)
 }
 
 // BlobOptions configures EmbedBlob.
@@ -364,7 +369,7 @@ func (tc *Toolchain) EmbedBlob(ctx context.Context, blob []byte, o BlobOptions) 
 	if err := tc.run(ctx, ws, command{stage: stage, tool: LLVMObjcopy, args: args}); err != nil {
 		return nil, err
 	}
-	return ws.read(stage, out)
+	return ws.read(stage, LLVMObjcopy, out)
 }
 
 // hostObjectFormat returns llvm-objcopy's name for the host's object format.
@@ -408,7 +413,7 @@ func (tc *Toolchain) Link(ctx context.Context, objs ...[]byte) ([]byte, error) {
 	if err := tc.run(ctx, ws, command{stage: stage, tool: LLD, args: args}); err != nil {
 		return nil, err
 	}
-	return ws.read(stage, fileLinked)
+	return ws.read(stage, LLD, fileLinked)
 }
 
 // RunOptions configures Run.
