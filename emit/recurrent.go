@@ -79,12 +79,12 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 	fe.line("%s = tensor.collapse_shape %s [[0, 1], [2]] : %s into %s", xc, name(op.X), fe.typ(op.X), tt(S*N, I))
 	type dir struct {
 		xw, rt, rtA, rtB, bsum string // rtA, rtB: GRU's z,r and h columns
-		wbh, rbh                     string
-		p                            [3]string
-		h0, c0                       string
-		reversed                     bool
-		acts                         []string
-		alpha, beta                  []float64
+		wbh, rbh               string
+		p                      [3]string
+		h0, c0                 string
+		reversed               bool
+		acts                   []string
+		alpha, beta            []float64
 	}
 	dirs := make([]dir, D)
 	for d := 0; d < D; d++ {
