@@ -108,8 +108,12 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 				fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, e)
 				return s
 			})
+		// Rᵀ as a named linalg.transpose: a generic would be fused into the
+		// product's read by elementwise fusion, which then reads R down
+		// its columns.
 		rd := slice(name(op.R), rTyp, num(int64(d), 0, 0), []int64{1, GH, H}, tt(GH, H))
-		dd.rt = transpose(rd, GH, H)
+		dd.rt = fe.tmp()
+		fe.line("%s = linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [1, 0]", dd.rt, rd, tt(GH, H), fe.empty([]int64{H, GH}, e, nil), tt(H, GH))
 		if gruSplit {
 			dd.rtA = slice(dd.rt, tt(H, GH), num(0, 0), []int64{H, 2 * H}, tt(H, 2*H))
 			dd.rtB = slice(dd.rt, tt(H, GH), num(0, 2*H), []int64{H, H}, tt(H, H))
@@ -153,7 +157,18 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 		carriedTyp = append(carriedTyp, typ)
 		return len(carried) - 1
 	}
-	carry(fe.empty([]int64{S, int64(D), N, H}, e, nil), yTyp)
+	// Every generic in the loop reads each of its outputs (a write-only
+	// output would be replaced by a fresh tensor, one allocation per
+	// step, by elementwise fusion's RemoveOutsDependency), so Y and the
+	// scratch tensors start as zeros: Y's slot at (τ, d) is written once,
+	// as select(valid, h, old) with old = 0, and a scratch value keeps its
+	// old value in rows past their length, whose results are masked.
+	zeros := func(dims ...int64) string {
+		z := fe.tmp()
+		fe.line("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s", z, zero(), e, fe.empty(dims, e, nil), tt(dims...), tt(dims...))
+		return z
+	}
+	carry(zeros(S, int64(D), N, H), yTyp)
 	type slots struct{ h, c, hr, z, rh, hrh int }
 	sl := make([]slots, D)
 	for d := range dirs {
@@ -161,11 +176,11 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 		if op.Kind == niro.LSTM {
 			sl[d].c = carry(dirs[d].c0, nh)
 		}
-		sl[d].hr = carry(fe.empty([]int64{N, cols}, e, nil), tt(N, cols))
+		sl[d].hr = carry(zeros(N, cols), tt(N, cols))
 		if gruSplit {
-			sl[d].z = carry(fe.empty([]int64{N, H}, e, nil), nh)
-			sl[d].rh = carry(fe.empty([]int64{N, H}, e, nil), nh)
-			sl[d].hrh = carry(fe.empty([]int64{N, H}, e, nil), nh)
+			sl[d].z = carry(zeros(N, H), nh)
+			sl[d].rh = carry(zeros(N, H), nh)
+			sl[d].hrh = carry(zeros(N, H), nh)
 		}
 	}
 	loop, t := fe.tmp(), fe.tmp()
@@ -238,7 +253,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 			fe.genericMulti(cell, parallel(2), ins, outs, func(a []string) []string {
 				hn := act(0, clip(add(add(a[0], a[1]), a[2])))
 				ok := valid(a[3])
-				return []string{sel(ok, hn, a[4]), sel(ok, hn, zero())}
+				return []string{sel(ok, hn, a[4]), sel(ok, hn, a[5])}
 			})
 			next[sl[d].h] = cell + "#0"
 			next[0] = fe.insertY(cell+"#1", next[0], yTyp, tau, d, N, H, e)
@@ -263,7 +278,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 				o := act(0, clip(add(gate(1), mul(a[13], cn))))
 				hn := mul(o, act(2, cn))
 				ok := valid(a[15])
-				return []string{sel(ok, hn, hp), sel(ok, cn, cp), sel(ok, hn, zero())}
+				return []string{sel(ok, hn, hp), sel(ok, cn, cp), sel(ok, hn, a[18])}
 			})
 			next[sl[d].h] = cell + "#0"
 			next[sl[d].c] = cell + "#1"
@@ -284,7 +299,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 					hh := act(1, clip(add(add(a[2], mul(r, add(a[5], a[9]))), a[8])))
 					hn := update(z, hh, hp)
 					ok := valid(a[10])
-					return []string{sel(ok, hn, hp), sel(ok, hn, zero())}
+					return []string{sel(ok, hn, hp), sel(ok, hn, a[12])}
 				})
 				next[sl[d].h] = cell + "#0"
 				next[0] = fe.insertY(cell+"#1", next[0], yTyp, tau, d, N, H, e)
@@ -293,11 +308,12 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 			// z and r⊙h first, then the h gate's product (r⊙h)·Rhᵀ.
 			zr := fe.tmp()
 			fe.genericMulti(zr, parallel(2),
-				[]genericOperand{in2(xg(0)), in2(xg(1)), in2(hg(0)), in2(hg(1)), inH(bg(0)), inH(bg(1)), in2(h)},
+				[]genericOperand{in2(xg(0)), in2(xg(1)), in2(hg(0)), in2(hg(1)), inH(bg(0)), inH(bg(1)), in2(h), seqOp},
 				[]genericOperand{in2(next[sl[d].z]), in2(next[sl[d].rh])}, func(a []string) []string {
 					z := act(0, clip(add(add(a[0], a[2]), a[4])))
 					r := act(0, clip(add(add(a[1], a[3]), a[5])))
-					return []string{z, mul(r, a[6])}
+					ok := valid(a[7])
+					return []string{sel(ok, z, a[8]), sel(ok, mul(r, a[6]), a[9])}
 				})
 			next[sl[d].z], next[sl[d].rh] = zr+"#0", zr+"#1"
 			hrh := fe.product(zr+"#1", dd.rtB, tt(H, H), next[sl[d].hrh], N, H, H, e)
@@ -309,7 +325,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 				hh := act(1, clip(add(add(add(a[0], a[1]), a[2]), a[3])))
 				hn := update(a[4], hh, hp)
 				ok := valid(a[5])
-				return []string{sel(ok, hn, hp), sel(ok, hn, zero())}
+				return []string{sel(ok, hn, hp), sel(ok, hn, a[7])}
 			})
 			next[sl[d].h] = cell + "#0"
 			next[0] = fe.insertY(cell+"#1", next[0], yTyp, tau, d, N, H, e)
@@ -344,9 +360,9 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 // contracted order, each product rounded first.
 func (fe *funcEmitter) product(lhs, rhs, rhsTyp, acc string, M, K, Ncols int64, e string) string {
 	accTyp := tensorTypeOf([]int64{M, Ncols}, e)
-	z := fe.tmp()
+	z, filled := fe.tmp(), fe.tmp()
 	fe.line("%s = arith.constant 0.0 : %s", z, e)
-	filled := fe.fill(acc, accTyp, e, z, 2)
+	fe.line("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s", filled, z, e, acc, accTyp, accTyp)
 	r := fe.tmp()
 	fe.generic(r, []string{"parallel", "reduction", "parallel"},
 		[]genericOperand{
