@@ -11,9 +11,8 @@ import (
 // networks") to three parts:
 //
 //  1. before the time loop, per direction: X·Wᵀ for every step at once, one
-//     contraction of [S·N, I] by Wᵀ (Wᵀ a transposed copy), tagged for the
-//     contraction schedule; Rᵀ as a transposed copy; the summed biases
-//     Wb + Rb;
+//     contraction of [S·N, I] by Wᵀ [I, G·H], tagged for the contraction
+//     schedule; the summed biases Wb + Rb;
 //  2. one scf.for over the S steps (never unrolled) carrying Y, each
 //     direction's h (and c) and the scratch tensor of each recurrent product,
 //     so that no step allocates. Per step and direction: the step τ (t, or
@@ -62,15 +61,6 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 		}
 		return out
 	}
-	transpose := func(src string, rows, cols int64) string {
-		// src is [rows, cols]; the result is [cols, rows].
-		r := fe.tmp()
-		fe.generic(r, parallel(2),
-			[]genericOperand{{name: src, typ: tt(rows, cols), elem: e, amap: affineMap(2, []string{"d1", "d0"})}},
-			genericOperand{name: fe.empty([]int64{cols, rows}, e, nil), typ: tt(cols, rows), elem: e, amap: identityMap(2)},
-			"", func(args []string) string { return args[0] })
-		return r
-	}
 	zero := func() string { return fe.scalarConst(et, 0) }
 
 	// Part 1: the loop-invariant work.
@@ -91,8 +81,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 		dd := &dirs[d]
 		dd.reversed = op.Reversed(d)
 		dd.acts, dd.alpha, dd.beta = op.Activations[d*A:(d+1)*A], op.Alpha[d*A:(d+1)*A], op.Beta[d*A:(d+1)*A]
-		wd := slice(name(op.W), wTyp, num(int64(d), 0, 0), []int64{1, GH, I}, tt(GH, I))
-		wt := transpose(wd, GH, I)
+		wt := slice(name(op.W), wTyp, num(int64(d), 0, 0), []int64{1, I, GH}, tt(I, GH))
 		init := fe.empty([]int64{S * N, GH}, e, nil)
 		filled := fe.fill(init, tt(S*N, GH), e, zero(), 2)
 		dd.xw = fe.tmp()
@@ -108,12 +97,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 				fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, e)
 				return s
 			})
-		// Rᵀ as a named linalg.transpose: a generic would be fused into the
-		// product's read by elementwise fusion, which then reads R down
-		// its columns.
-		rd := slice(name(op.R), rTyp, num(int64(d), 0, 0), []int64{1, GH, H}, tt(GH, H))
-		dd.rt = fe.tmp()
-		fe.line("%s = linalg.transpose ins(%s : %s) outs(%s : %s) permutation = [1, 0]", dd.rt, rd, tt(GH, H), fe.empty([]int64{H, GH}, e, nil), tt(H, GH))
+		dd.rt = slice(name(op.R), rTyp, num(int64(d), 0, 0), []int64{1, H, GH}, tt(H, GH))
 		if gruSplit {
 			dd.rtA = slice(dd.rt, tt(H, GH), num(0, 0), []int64{H, 2 * H}, tt(H, 2*H))
 			dd.rtB = slice(dd.rt, tt(H, GH), num(0, 2*H), []int64{H, H}, tt(H, H))

@@ -94,6 +94,9 @@ func recurrentConv(kind niro.RecurrentKind) func(nc *nodeCtx) error {
 		if rt.Dims[0] != D || rt.Dims[1] != G*H {
 			return nc.errorf("R has type %s, want [%d, %d, %d]", r.Type, D, G*H, H)
 		}
+		// The op takes Wᵀ and Rᵀ: constant weights are transposed once,
+		// at import.
+		w, r = nc.transposeOp(w, []int{0, 2, 1}), nc.transposeOp(r, []int{0, 2, 1})
 		zeros := func(dims ...int64) niro.Value {
 			return nc.op(&niro.Broadcast{Shape: dims, X: nc.scalar(e, 0)})
 		}

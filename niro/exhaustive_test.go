@@ -153,7 +153,7 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.TopK": unary(types(mat), types(niro.Tensor(niro.F32, 2, 2), niro.Tensor(niro.I64, 2, 2)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.TopK{Axis: 1, K: 2, Largest: true, Sorted: true, X: a[0]})...)
 		}),
-		"*niro.Recurrent": unary(types(niro.Tensor(niro.F32, 3, 2, 3), niro.Tensor(niro.F32, 2, 8, 3), niro.Tensor(niro.F32, 2, 8, 2), niro.Tensor(niro.F32, 2, 16), niro.Tensor(niro.I32, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 6)),
+		"*niro.Recurrent": unary(types(niro.Tensor(niro.F32, 3, 2, 3), niro.Tensor(niro.F32, 2, 3, 8), niro.Tensor(niro.F32, 2, 2, 8), niro.Tensor(niro.F32, 2, 16), niro.Tensor(niro.I32, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 6)),
 			types(niro.Tensor(niro.F32, 3, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2)), func(b *niro.Builder, a []niro.Value) {
 				b.Return(b.Insert(&niro.Recurrent{Kind: niro.LSTM, Direction: "bidirectional", HiddenSize: 2,
 					Activations: []string{"Sigmoid", "Tanh", "Tanh", "HardSigmoid", "Elu", "ScaledTanh"}, Alpha: []float64{0, 0, 0, 0.2, 1, 1}, Beta: []float64{0, 0, 0, 0.5, 0, 1},

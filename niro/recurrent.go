@@ -45,9 +45,11 @@ var RecurrentActivations = []string{"Relu", "Tanh", "Sigmoid", "Affine", "LeakyR
 // Recurrent runs one layer of an LSTM, GRU or simple RNN over a sequence,
 // as the ONNX operators of those names with layout 0 specify.
 //
-// Operands: X [S, N, I] (S steps, N batch rows, I inputs); W [D, G·H, I]
-// and R [D, G·H, H], the gate blocks of each direction in ONNX order (LSTM
-// i, o, f, c; GRU z, r, h); B [D, 2·G·H], the W biases then the R
+// Operands: X [S, N, I] (S steps, N batch rows, I inputs); Wᵀ [D, I, G·H]
+// and Rᵀ [D, H, G·H], ONNX's W and R with their last two axes swapped (so
+// a step's products read them along rows), the gate blocks of each
+// direction in ONNX order (LSTM i, o, f, c; GRU z, r, h) along the last
+// axis; B [D, 2·G·H], the W biases then the R
 // biases; SeqLens [N] (i32), each batch row's length, at most S; H0
 // [D, N, H], the initial hidden state; and for LSTM C0 [D, N, H], the
 // initial cell state, and P [D, 3·H], the peephole weights (i, o, f). D is
@@ -73,7 +75,7 @@ var RecurrentActivations = []string{"Relu", "Tanh", "Sigmoid", "Affine", "LeakyR
 //
 // Example printed form:
 //
-//	%7, %8 = rnn %0, %1, %2, %3, %4, %5 {activations = ["Tanh"], alpha = [0.0], beta = [0.0], direction = "forward", hidden_size = 4} : (tensor<3x2x3xf32>, tensor<1x4x3xf32>, tensor<1x4x4xf32>, tensor<1x8xf32>, tensor<2xi32>, tensor<1x2x4xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
+//	%7, %8 = rnn %0, %1, %2, %3, %4, %5 {activations = ["Tanh"], alpha = [0.0], beta = [0.0], direction = "forward", hidden_size = 4} : (tensor<3x2x3xf32>, tensor<1x3x4xf32>, tensor<1x4x4xf32>, tensor<1x8xf32>, tensor<2xi32>, tensor<1x2x4xf32>) -> (tensor<3x1x2x4xf32>, tensor<1x2x4xf32>)
 type Recurrent struct {
 	Loc
 	noRegions
@@ -220,8 +222,8 @@ func (o *Recurrent) inferTypes() ([]Type, error) {
 		elem ScalarType
 		dims []int64
 	}{
-		{"W", o.W, e, []int64{D, G * H, I}},
-		{"R", o.R, e, []int64{D, G * H, H}},
+		{"Wᵀ", o.W, e, []int64{D, I, G * H}},
+		{"Rᵀ", o.R, e, []int64{D, H, G * H}},
 		{"B", o.B, e, []int64{D, 2 * G * H}},
 		{"sequence lengths", o.SeqLens, I32, []int64{N}},
 		{"initial h", o.H0, e, []int64{D, N, H}},
