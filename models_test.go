@@ -32,6 +32,9 @@ import (
 //     BatchNormalization, and the residual Add, [1, 16, 14, 14].
 //   - examples/unet: a U-Net decoder step, ConvTranspose stride 2, Concat
 //     with the skip input, two Conv 3×3 → Relu, [1, 16, 16, 16].
+//   - examples/grutagger: Embedding Gather, a bidirectional GRU
+//     (linear_before_reset) with per-row sequence_lens, Linear and
+//     LogSoftmax over 9 tags, ids [3, 10] with two sets of lengths.
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -56,6 +59,7 @@ func TestModels(t *testing.T) {
 		{"resnetblock", ShapeFlags{}, 1e-5, 1e-6},
 		{"mobilenetv2", ShapeFlags{}, 1e-5, 1e-6},
 		{"unet", ShapeFlags{}, 1e-5, 1e-6},
+		{"grutagger", ShapeFlags{}, 1e-5, 1e-6},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)
