@@ -347,18 +347,41 @@ func (fe *funcEmitter) product(lhs, rhs, rhsTyp, acc string, M, K, Ncols int64, 
 	z, filled := fe.tmp(), fe.tmp()
 	fe.line("%s = arith.constant 0.0 : %s", z, e)
 	fe.line("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s", filled, z, e, acc, accTyp, accTyp)
+	// The contracted loop steps by u (4, 2 or 1, dividing K): each
+	// iteration adds the products of k = u·d1, u·d1 + 1, ... in that order,
+	// so the accumulator row is loaded and stored once per u products.
+	u := int64(1)
+	for _, c := range []int64{4, 2} {
+		if K%c == 0 {
+			u = c
+			break
+		}
+	}
+	// Both operands are viewed with the contracted axis split in
+	// (K/u, u), so each read is a projected permutation plus a constant.
+	hx, rx := fe.tmp(), fe.tmp()
+	hxTyp := tensorTypeOf([]int64{M, K / u, u}, e)
+	rxTyp := tensorTypeOf([]int64{K / u, u, Ncols}, e)
+	fe.line("%s = tensor.expand_shape %s [[0], [1, 2]] output_shape [%d, %d, %d] : %s into %s", hx, lhs, M, K/u, u, tensorTypeOf([]int64{M, K}, e), hxTyp)
+	fe.line("%s = tensor.expand_shape %s [[0, 1], [2]] output_shape [%d, %d, %d] : %s into %s", rx, rhs, K/u, u, Ncols, rhsTyp, rxTyp)
+	var ins []genericOperand
+	for i := int64(0); i < u; i++ {
+		ins = append(ins,
+			genericOperand{name: hx, typ: hxTyp, elem: e, amap: affineMap(3, []string{"d0", "d1", fmt.Sprint(i)})},
+			genericOperand{name: rx, typ: rxTyp, elem: e, amap: affineMap(3, []string{"d1", fmt.Sprint(i), "d2"})})
+	}
 	r := fe.tmp()
-	fe.generic(r, []string{"parallel", "reduction", "parallel"},
-		[]genericOperand{
-			{name: lhs, typ: tensorTypeOf([]int64{M, K}, e), elem: e, amap: affineMap(3, []string{"d0", "d1"})},
-			{name: rhs, typ: rhsTyp, elem: e, amap: affineMap(3, []string{"d1", "d2"})},
-		},
+	fe.generic(r, []string{"parallel", "reduction", "parallel"}, ins,
 		genericOperand{name: filled, typ: accTyp, elem: e, amap: affineMap(3, []string{"d0", "d2"})},
 		"", func(args []string) string {
-			p, s := fe.tmp(), fe.tmp()
-			fe.line("%s = arith.mulf %s, %s : %s", p, args[0], args[1], e)
-			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, e)
-			return s
+			acc := args[len(args)-1]
+			for i := int64(0); i < u; i++ {
+				p, s := fe.tmp(), fe.tmp()
+				fe.line("%s = arith.mulf %s, %s : %s", p, args[2*i], args[2*i+1], e)
+				fe.line("%s = arith.addf %s, %s : %s", s, acc, p, e)
+				acc = s
+			}
+			return acc
 		})
 	return r
 }
