@@ -39,6 +39,10 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 	et := xt.Elem
 	e, _ := scalarType(et)
 	S, N, I := xt.Dims[0], xt.Dims[1], xt.Dims[2]
+	if N == 0 || I == 0 {
+		fe.opErrorf(op, "%s %s: an empty batch or input (X has type %s) is not compiled", op.Name(), name(op.Y), typeName(op.X.Type))
+		return
+	}
 	H, G, D := op.HiddenSize, int64(op.Kind.Gates()), op.Directions()
 	GH := G * H
 	A := op.Kind.Activations()

@@ -74,6 +74,10 @@ func recurrentConv(kind niro.RecurrentKind) func(nc *nodeCtx) error {
 			return nc.err
 		}
 		S, N, I := xt.Dims[0], xt.Dims[1], xt.Dims[2]
+		if N == 0 || I == 0 {
+			nc.notYet("%s with an empty batch or input (X has type %s) is not compiled", nc.n.OpType, x.Type)
+			return nc.err
+		}
 		dir := nc.attrString("direction", "forward")
 		D := int64(1)
 		switch dir {
