@@ -13,8 +13,9 @@ import (
 //  1. before the time loop, per direction: X·Wᵀ for every step at once, one
 //     contraction of [S·N, I] by Wᵀ [I, G·H], tagged for the contraction
 //     schedule; the summed biases Wb + Rb;
-//  2. one scf.for over the S steps (never unrolled) carrying Y, each
-//     direction's h (and c) and the scratch tensor of each recurrent product,
+//  2. one scf.for over the S steps (never unrolled) carrying, per
+//     direction, its Y [S, N, H], h (and c) and the scratch tensor of each
+//     recurrent product,
 //     so that no step allocates. Per step and direction: the step τ (t, or
 //     S−1−t in reverse), the recurrent product H·Rᵀ as one generic whose
 //     loops are (row, contracted, column) — the column loop innermost and
@@ -25,7 +26,8 @@ import (
 //     slice at τ in place. GRU without linear_before_reset needs r before
 //     the h gate's product, so its cell is two generics around a second
 //     product;
-//  3. after the loop, YH and YC from the final states.
+//  3. after the loop, Y from the directions' sequences, YH and YC from the
+//     final states.
 //
 // A reverse pass visits S−1 down to 0 and leaves a row's state unchanged
 // (and writes zeros) at steps at or past its length, so it starts at the
@@ -134,6 +136,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 	// the product scratch [N, cols], and for GRU without
 	// linear_before_reset z, r⊙h and the h gate's product.
 	yTyp := tt(S, int64(D), N, H)
+	ydTyp := tt(S, N, H) // one direction's Y, carried on its own
 	nh := tt(N, H)
 	cols := GH
 	if gruSplit {
@@ -156,10 +159,10 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 		fe.line("%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s", z, zero(), e, fe.empty(dims, e, nil), tt(dims...), tt(dims...))
 		return z
 	}
-	carry(zeros(S, int64(D), N, H), yTyp)
-	type slots struct{ h, c, hr, z, rh, hrh int }
+	type slots struct{ y, h, c, hr, z, rh, hrh int }
 	sl := make([]slots, D)
 	for d := range dirs {
+		sl[d].y = carry(zeros(S, N, H), ydTyp)
 		sl[d].h = carry(dirs[d].h0, nh)
 		if op.Kind == niro.LSTM {
 			sl[d].c = carry(dirs[d].c0, nh)
@@ -210,7 +213,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 		next[sl[d].hr] = hr
 		hrTyp := tt(N, cols)
 		hg := func(g int64) string { return slice(hr, hrTyp, num(0, g*H), []int64{N, H}, nh) }
-		ySlice := slice(next[0], yTyp, []string{tau, fmt.Sprint(d), "0", "0"}, []int64{1, 1, N, H}, nh)
+		ySlice := slice(next[sl[d].y], ydTyp, []string{tau, "0", "0"}, []int64{1, N, H}, nh)
 		act := func(k int, x string) string { return fe.rnnActivation(op, dd.acts[k], dd.alpha[k], dd.beta[k], et, x) }
 		clip := func(x string) string {
 			if !op.HasClip {
@@ -244,7 +247,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 				return []string{sel(ok, hn, a[4]), sel(ok, hn, a[5])}
 			})
 			next[sl[d].h] = cell + "#0"
-			next[0] = fe.insertY(cell+"#1", next[0], yTyp, tau, d, N, H, e)
+			next[sl[d].y] = fe.insertY(cell+"#1", next[sl[d].y], ydTyp, tau, N, H, e)
 		case niro.LSTM:
 			// Gates i, o, f, c; peepholes i, o, f.
 			c := next[sl[d].c]
@@ -270,7 +273,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 			})
 			next[sl[d].h] = cell + "#0"
 			next[sl[d].c] = cell + "#1"
-			next[0] = fe.insertY(cell+"#2", next[0], yTyp, tau, d, N, H, e)
+			next[sl[d].y] = fe.insertY(cell+"#2", next[sl[d].y], ydTyp, tau, N, H, e)
 		case niro.GRU:
 			// Gates z, r, h.
 			update := func(z, hh, hp string) string {
@@ -290,7 +293,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 					return []string{sel(ok, hn, hp), sel(ok, hn, a[12])}
 				})
 				next[sl[d].h] = cell + "#0"
-				next[0] = fe.insertY(cell+"#1", next[0], yTyp, tau, d, N, H, e)
+				next[sl[d].y] = fe.insertY(cell+"#1", next[sl[d].y], ydTyp, tau, N, H, e)
 				break
 			}
 			// z and r⊙h first, then the h gate's product (r⊙h)·Rhᵀ.
@@ -316,7 +319,7 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 				return []string{sel(ok, hn, hp), sel(ok, hn, a[7])}
 			})
 			next[sl[d].h] = cell + "#0"
-			next[0] = fe.insertY(cell+"#1", next[0], yTyp, tau, d, N, H, e)
+			next[sl[d].y] = fe.insertY(cell+"#1", next[sl[d].y], ydTyp, tau, N, H, e)
 		}
 	}
 	fe.line("scf.yield %s : %s", strings.Join(next, ", "), strings.Join(carriedTyp, ", "))
@@ -324,7 +327,19 @@ func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 	fe.line("}")
 
 	// Part 3: the results.
-	fe.rename2(loop+"#0", name(op.Y), yTyp)
+	// Y from the directions' sequences, once: [S, N, H] each, into
+	// [S, D, N, H].
+	if D == 1 {
+		fe.line("%s = tensor.expand_shape %s#%d [[0, 1], [2], [3]] output_shape [%d, 1, %d, %d] : %s into %s", name(op.Y), loop, sl[0].y, S, N, H, ydTyp, yTyp)
+	} else {
+		acc := fe.empty([]int64{S, int64(D), N, H}, e, nil)
+		for d := range dirs {
+			r := fe.tmp()
+			fe.line("%s = tensor.insert_slice %s#%d into %s[0, %d, 0, 0] [%d, 1, %d, %d] [1, 1, 1, 1] : %s into %s", r, loop, sl[d].y, acc, d, S, N, H, ydTyp, yTyp)
+			acc = r
+		}
+		fe.rename2(acc, name(op.Y), yTyp)
+	}
 	state := func(dst niro.Value, slot func(s slots) int) {
 		st := tt(int64(D), N, H)
 		acc := fe.empty([]int64{int64(D), N, H}, e, nil)
@@ -390,10 +405,10 @@ func (fe *funcEmitter) product(lhs, rhs, rhsTyp, acc string, M, K, Ncols int64, 
 	return r
 }
 
-// insertY writes a step's [N, H] output into Y at (τ, d).
-func (fe *funcEmitter) insertY(v, y, yTyp, tau string, d int, N, H int64, e string) string {
+// insertY writes a step's [N, H] output into one direction's Y at τ.
+func (fe *funcEmitter) insertY(v, y, yTyp, tau string, N, H int64, e string) string {
 	r := fe.tmp()
-	fe.line("%s = tensor.insert_slice %s into %s[%s, %d, 0, 0] [1, 1, %d, %d] [1, 1, 1, 1] : %s into %s", r, v, y, tau, d, N, H, tensorTypeOf([]int64{N, H}, e), yTyp)
+	fe.line("%s = tensor.insert_slice %s into %s[%s, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s", r, v, y, tau, N, H, tensorTypeOf([]int64{N, H}, e), yTyp)
 	return r
 }
 
