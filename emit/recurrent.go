@@ -15,8 +15,8 @@ import (
 //     schedule; the summed biases Wb + Rb;
 //  2. one scf.for over the S steps (never unrolled) carrying, per
 //     direction, its Y [S, N, H], h (and c) and the scratch tensor of each
-//     recurrent product,
-//     so that no step allocates. Per step and direction: the step τ (t, or
+//     recurrent product, so that no step allocates. Per step and
+//     direction: the step τ (t, or
 //     S−1−t in reverse), the recurrent product H·Rᵀ as one generic whose
 //     loops are (row, contracted, column) — the column loop innermost and
 //     contiguous in Rᵀ, so it vectorizes, while every element still sums
@@ -30,8 +30,8 @@ import (
 //     final states.
 //
 // A reverse pass visits S−1 down to 0 and leaves a row's state unchanged
-// (and writes zeros) at steps at or past its length, so it starts at the
-// row's own last valid step, as ONNX specifies.
+// (and Y zero) at steps at or past its length, so it starts at the row's
+// own last valid step, as ONNX specifies.
 func (fe *funcEmitter) recurrent(op *niro.Recurrent) {
 	xt, ok := rankedTensor(op.X)
 	if !ok || xt.Rank() != 3 || !xt.HasStaticShape() || (xt.Elem != niro.F32 && xt.Elem != niro.F64) {
