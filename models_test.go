@@ -37,6 +37,13 @@ import (
 //     with past_key/past_value and present outputs, SiLU-gated MLP, LM
 //     head): set 0 a prompt of 8 tokens with an empty cache, set 1 one
 //     generated token whose cache is set 0's present_key/present_value.
+//   - examples/grutagger: Embedding Gather, a bidirectional GRU
+//     (linear_before_reset) with per-row sequence_lens, Linear and
+//     LogSoftmax over 9 tags, ids [3, 10] with two sets of lengths.
+//   - examples/vad: a streaming voice-activity detector, an If on the
+//     run-time sample rate choosing one of two strided Conv front ends
+//     (outer-scope captures), magnitude and log, Conv 1×1, an LSTM whose
+//     state is an input and an output, Sigmoid; one data set per arm.
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -62,6 +69,8 @@ func TestModels(t *testing.T) {
 		{"mobilenetv2", ShapeFlags{}, 1e-5, 1e-6},
 		{"unet", ShapeFlags{}, 1e-5, 1e-6},
 		{"decoder", ShapeFlags{}, 1e-5, 1e-6},
+		{"grutagger", ShapeFlags{}, 1e-5, 1e-6},
+		{"vad", ShapeFlags{}, 1e-5, 1e-6},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)

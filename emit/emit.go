@@ -350,6 +350,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.argReduce(op)
 	case *niro.TopK:
 		fe.topk(op)
+	case *niro.Recurrent:
+		fe.recurrent(op)
 	case *niro.MatMul:
 		fe.matmul(op)
 	case *niro.Conv:

@@ -153,6 +153,12 @@ func opSamples() map[string]func() *niro.Module {
 		"*niro.TopK": unary(types(mat), types(niro.Tensor(niro.F32, 2, 2), niro.Tensor(niro.I64, 2, 2)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.Insert(&niro.TopK{Axis: 1, K: 2, Largest: true, Sorted: true, X: a[0]})...)
 		}),
+		"*niro.Recurrent": unary(types(niro.Tensor(niro.F32, 3, 2, 3), niro.Tensor(niro.F32, 2, 3, 8), niro.Tensor(niro.F32, 2, 2, 8), niro.Tensor(niro.F32, 2, 16), niro.Tensor(niro.I32, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 6)),
+			types(niro.Tensor(niro.F32, 3, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2), niro.Tensor(niro.F32, 2, 2, 2)), func(b *niro.Builder, a []niro.Value) {
+				b.Return(b.Insert(&niro.Recurrent{Kind: niro.LSTM, Direction: "bidirectional", HiddenSize: 2,
+					Activations: []string{"Sigmoid", "Tanh", "Tanh", "HardSigmoid", "Elu", "ScaledTanh"}, Alpha: []float64{0, 0, 0, 0.2, 1, 1}, Beta: []float64{0, 0, 0, 0.5, 0, 1},
+					HasClip: true, Clip: 3, InputForget: true, X: a[0], W: a[1], R: a[2], B: a[3], SeqLens: a[4], H0: a[5], C0: a[6], P: a[7]})...)
+			}),
 		"*niro.MatMul": unary(types(mat, niro.Tensor(niro.F32, 3, niro.Dynamic)), types(niro.Tensor(niro.F32, 2, niro.Dynamic)), func(b *niro.Builder, a []niro.Value) {
 			b.Return(b.MatMul(a[0], a[1]))
 		}),

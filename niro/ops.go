@@ -19,6 +19,8 @@ package niro
 //   - [*Pool]: max, average and Lp pooling windows (pool.go).
 //   - [*MaxPoolIndices]: the positions of max_pool's maxima (pool.go).
 //   - [*MatMul]: matrix product, with broadcasting batch axes.
+//   - [*Recurrent]: an LSTM, GRU or simple RNN layer over a sequence
+//     (recurrent.go).
 //   - [*Transpose]: dimension permutation.
 //   - [*TensorExtract]: one element of a ranked tensor.
 //
@@ -270,6 +272,7 @@ func OpKinds() []Op {
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
 		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
 		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
+		&Recurrent{},
 		&MatMul{}, &Conv{}, &Pool{}, &MaxPoolIndices{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &UnknownOp{},
 	}
@@ -300,6 +303,7 @@ var (
 	_ Op = (*Scatter)(nil)
 	_ Op = (*ArgReduce)(nil)
 	_ Op = (*TopK)(nil)
+	_ Op = (*Recurrent)(nil)
 	_ Op = (*MatMul)(nil)
 	_ Op = (*Conv)(nil)
 	_ Op = (*Pool)(nil)
