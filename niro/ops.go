@@ -27,6 +27,8 @@ package niro
 //   - [*Branch], [*CondBranch]: CFG terminators with block arguments.
 //   - [*Return]: function exit. [*Yield]: nested region exit.
 //   - [*If]: two single-block regions selected by a BOOL.
+//   - [*Loop]: a single-block body run repeatedly, with carried values and
+//     scan inputs and outputs (loop.go).
 //
 // Opaque:
 //   - [*UnknownOp]: an operation Niro does not model yet.
@@ -271,7 +273,7 @@ func OpKinds() []Op {
 		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
 		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
 		&MatMul{}, &Conv{}, &Pool{}, &MaxPoolIndices{}, &Call{}, &Branch{}, &CondBranch{},
-		&Return{}, &Yield{}, &If{}, &UnknownOp{},
+		&Return{}, &Yield{}, &If{}, &Loop{}, &UnknownOp{},
 	}
 }
 
@@ -310,6 +312,7 @@ var (
 	_ Op = (*Return)(nil)
 	_ Op = (*Yield)(nil)
 	_ Op = (*If)(nil)
+	_ Op = (*Loop)(nil)
 	_ Op = (*UnknownOp)(nil)
 )
 
