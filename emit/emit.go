@@ -369,6 +369,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.yield(op)
 	case *niro.If:
 		fe.ifOp(op)
+	case *niro.Loop:
+		fe.loop(op)
 	case *niro.UnknownOp:
 		fe.unknown(op)
 	default:

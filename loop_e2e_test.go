@@ -1,0 +1,63 @@
+package main
+
+import (
+	"encoding/binary"
+	"testing"
+
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/tensorio"
+)
+
+func ti64(vals ...int64) tensorio.Tensor {
+	b := make([]byte, 8*len(vals))
+	for i, v := range vals {
+		binary.LittleEndian.PutUint64(b[8*i:], uint64(v))
+	}
+	var dims []int64
+	if len(vals) != 1 {
+		dims = []int64{int64(len(vals))}
+	}
+	return tensorio.Tensor{Elem: niro.I64, Dims: dims, Data: b}
+}
+
+func tbool(v bool) tensorio.Tensor {
+	b := byte(0)
+	if v {
+		b = 1
+	}
+	return tensorio.Tensor{Elem: niro.Bool, Data: []byte{b}}
+}
+
+// TestE2ELoopOp runs the loop op with a run-time trip count, a condition
+// and a scan output of static extent: the loop stops at the first of the
+// trip count, the condition and the extent, and rows not run are zero.
+func TestE2ELoopOp(t *testing.T) {
+	const src = `
+func @w(tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+^bb0(%0: tensor<i64>, %1: tensor<i1>, %2: tensor<2xf32>):
+  %3, %4 = loop %0, %1, %2 {cond = true, scan_out_axes = [0], scan_out_reverse = [false], trip = true} : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<4x2xf32>) {
+  ^bb1(%5: tensor<i64>, %6: tensor<i1>, %7: tensor<2xf32>):
+    %8 = add %7, %7 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %9 = const 0x0200000000000000 : tensor<i64>
+    %10 = cmp_lt %5, %9 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    yield %10, %8, %7 : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  return %3, %4 : tensor<2xf32>, tensor<4x2xf32>
+}`
+	x := []float32{1.5, -3}
+	for _, c := range []struct {
+		trip int64
+		cond bool
+		runs int
+	}{{2, true, 2}, {9, true, 3}, {-1, true, 0}, {9, false, 0}} {
+		out := runNiro(t, src, ti64(c.trip), tbool(c.cond), tf32([]int64{2}, x))
+		acc := append([]float32(nil), x...)
+		scan := make([]float32, 8)
+		for i := 0; i < c.runs; i++ {
+			copy(scan[2*i:], acc)
+			acc[0], acc[1] = acc[0]+acc[0], acc[1]+acc[1]
+		}
+		checkF32(t, out[0], acc)
+		checkF32(t, out[1], scan)
+	}
+}
