@@ -128,6 +128,7 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 	for j := range bufArgs {
 		bufArgs[j] = fe.tmp()
 	}
+	loopArgs := append(names2(carriedArgs), bufArgs...)
 	lowerBody := func(iv string) (yields []string, cond string) {
 		i64 := fe.tmp()
 		fe.line("%s = arith.index_cast %s : index to i64", i64, iv)
@@ -148,9 +149,6 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 			}
 			fe.op(o)
 		}
-		for i := range op.Init {
-			yields = append(yields, name(y.Values[first+i]))
-		}
 		for j, r := range scanRes {
 			ax := op.ScanOutAxes[j]
 			n := bound
@@ -163,6 +161,13 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 			fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", ins, name(v), bufArgs[j], fe.sliceSpec(r, outTypes[j], ax, off), fe.typ(v), bufTypes[j])
 			yields = append(yields, ins)
 		}
+		// The carried values last, after every read of the yielded
+		// values (the scan slices above).
+		var carried []string
+		for i := range op.Init {
+			carried = append(carried, fe.intoCarried(y.Values[first+i], loopArgs[i]))
+		}
+		yields = append(carried, yields...)
 		if op.HasCond {
 			cond = fe.tmp()
 			fe.line("%s = tensor.extract %s[] : tensor<i1>", cond, name(y.Values[0]))
@@ -172,11 +177,9 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 
 	inits := make([]string, 0, nc+len(bufs))
 	for _, v := range op.Init {
-		inits = append(inits, name(v))
+		inits = append(inits, fe.ownedInit(v))
 	}
 	inits = append(inits, bufs...)
-	loopArgs := append(names2(carriedArgs), bufArgs...)
-
 	// Result names: the carried results, then a temporary per buffer.
 	bufRes := make([]string, len(scanRes))
 	resNames := names2(carriedRes)
@@ -322,4 +325,37 @@ func names2(vs []niro.Value) []string {
 		out[i] = name(v)
 	}
 	return out
+}
+
+// intoCarried returns the value to yield for carried value v, whose
+// iteration argument is arg: for a static shape, v materialized in arg's
+// tensor, so that bufferization updates the carried buffer in place (the
+// loop owns it: see ownedInit) instead of allocating one per iteration,
+// whose aliasing with the other carried buffers buffer deallocation could
+// not decide statically.
+func (fe *funcEmitter) intoCarried(v niro.Value, arg string) string {
+	if !inPlaceCarried(v) {
+		return name(v)
+	}
+	dst := fe.tmp()
+	fe.line("%s = bufferization.materialize_in_destination %s in %s : (%s, %s) -> %s", dst, name(v), arg, fe.typ(v), fe.typ(v), fe.typ(v))
+	return dst
+}
+
+// ownedInit returns the initial value of a carried value updated in place:
+// a fresh copy of v, so that the loop never writes into v's buffer.
+func (fe *funcEmitter) ownedInit(v niro.Value) string {
+	if !inPlaceCarried(v) {
+		return name(v)
+	}
+	dst := fe.tmp()
+	fe.line("%s = bufferization.alloc_tensor() copy(%s) : %s", dst, name(v), fe.typ(v))
+	return dst
+}
+
+// inPlaceCarried reports whether a carried value of v's type is updated
+// in place: a tensor of static shape.
+func inPlaceCarried(v niro.Value) bool {
+	t, ok := rankedTensor(v)
+	return ok && t.HasStaticShape()
 }
