@@ -81,7 +81,12 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		}
 	}
 	bound := ""
+	seen := map[string]bool{}
 	for _, b := range bounds {
+		if seen[b] {
+			continue
+		}
+		seen[b] = true
 		if bound == "" {
 			bound = b
 			continue
