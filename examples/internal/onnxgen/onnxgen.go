@@ -163,3 +163,58 @@ func write(path string, msg proto.Message) {
 		log.Fatal(err)
 	}
 }
+
+// The helpers below build models with subgraphs (examples/controlflow):
+// typed values, graph attributes, nodes with several outputs, and graphs
+// written with any opset.
+
+// Info returns a ValueInfoProto of element type elem and static shape dims.
+func Info(name string, elem onnxpb.TensorProto_DataType, dims ...int64) *onnxpb.ValueInfoProto {
+	var ds []*onnxpb.TensorShapeProto_Dimension
+	for _, d := range dims {
+		ds = append(ds, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
+	}
+	return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
+		TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(elem)), Shape: &onnxpb.TensorShapeProto{Dim: ds}},
+	}}}
+}
+
+// GraphAttr is a graph-valued node attribute.
+func GraphAttr(name string, g *onnxpb.GraphProto) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_GRAPH.Enum(), G: g}
+}
+
+// NodeN adds a node with several outputs, named after its first.
+func (b *Builder) NodeN(op string, ins, outs []string, attrs ...*onnxpb.AttributeProto) {
+	b.nodes = append(b.nodes, &onnxpb.NodeProto{Name: proto.String(outs[0]), OpType: proto.String(op), Input: ins, Output: outs, Attribute: attrs})
+}
+
+// AddInit adds an initializer of any type.
+func (b *Builder) AddInit(t *onnxpb.TensorProto) string {
+	b.inits = append(b.inits, t)
+	return t.GetName()
+}
+
+// Graph returns the builder's nodes and initializers as a graph.
+func (b *Builder) Graph(name string, inputs, outputs []*onnxpb.ValueInfoProto) *onnxpb.GraphProto {
+	return &onnxpb.GraphProto{Name: proto.String(name), Initializer: b.inits, Node: b.nodes, Input: inputs, Output: outputs}
+}
+
+// Sub returns a builder for a subgraph that shares b's random numbers.
+func (b *Builder) Sub() *Builder { return &Builder{Rng: b.Rng} }
+
+// WriteGraph writes dir/model.onnx holding g at the given opset.
+func WriteGraph(dir string, g *onnxpb.GraphProto, opset int64) {
+	m := &onnxpb.ModelProto{
+		IrVersion:    proto.Int64(8),
+		ProducerName: proto.String("niro " + dir + "/gen"),
+		OpsetImport:  []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(opset)}},
+		Graph:        g,
+	}
+	write(filepath.Join(dir, "model.onnx"), m)
+}
+
+// WriteTensor writes dir/test_data_set_<set>/input_<i>.pb.
+func WriteTensor(dir string, set, i int, t *onnxpb.TensorProto) {
+	write(filepath.Join(dir, fmt.Sprintf("test_data_set_%d", set), fmt.Sprintf("input_%d.pb", i)), t)
+}
