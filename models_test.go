@@ -32,6 +32,11 @@ import (
 //     BatchNormalization, and the residual Add, [1, 16, 14, 14].
 //   - examples/unet: a U-Net decoder step, ConvTranspose stride 2, Concat
 //     with the skip input, two Conv 3×3 → Relu, [1, 16, 16, 16].
+//   - examples/controlflow/if, loop, scan: If arms capturing outer values,
+//     a nested If, arms of different extents (a dynamic result extent);
+//     Loop with a run-time trip count, a condition and scan outputs, and
+//     with a constant trip count; Scan with inputs and outputs in both
+//     directions (examples/controlflow/gen).
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -56,6 +61,9 @@ func TestModels(t *testing.T) {
 		{"resnetblock", ShapeFlags{}, 1e-5, 1e-6},
 		{"mobilenetv2", ShapeFlags{}, 1e-5, 1e-6},
 		{"unet", ShapeFlags{}, 1e-5, 1e-6},
+		{"controlflow/if", ShapeFlags{}, 1e-6, 1e-7},
+		{"controlflow/loop", ShapeFlags{}, 0, 0},
+		{"controlflow/scan", ShapeFlags{}, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)
