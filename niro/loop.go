@@ -253,6 +253,9 @@ func (o *Loop) verify(v *opVerifier) {
 			continue
 		}
 		ax := o.ScanOutAxes[j]
+		if o.ScanOutReverse[j] && o.HasCond {
+			v.errorf("scan output #%d is reversed in a loop with a condition, whose iteration count is not known when the first slice is written", j)
+		}
 		if ax < 0 || ax >= rt.Rank() {
 			v.errorf("scan output #%d of type %s has no axis %d", j, rt, ax)
 			continue
