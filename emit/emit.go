@@ -333,6 +333,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.concat(op)
 	case *niro.Slice:
 		fe.slice(op)
+	case *niro.DynSlice:
+		fe.dynSlice(op)
 	case *niro.CumSum:
 		fe.cumsum(op)
 	case *niro.Pad:

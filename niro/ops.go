@@ -15,6 +15,7 @@ package niro
 //   - [*TopK]: the K largest or smallest elements along an axis, with
 //     their indices (topk.go).
 //   - [*Pad]: padding and cropping (pad.go).
+//   - [*DynSlice]: a window whose bounds are known at run time (dynslice.go).
 //   - [*Conv]: convolution (conv.go).
 //   - [*Pool]: max, average and Lp pooling windows (pool.go).
 //   - [*MaxPoolIndices]: the positions of max_pool's maxima (pool.go).
@@ -270,7 +271,7 @@ func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
-		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
+		&Concat{}, &Slice{}, &DynSlice{}, &CumSum{}, &Pad{},
 		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
 		&MatMul{}, &Conv{}, &Pool{}, &MaxPoolIndices{}, &Call{}, &Branch{}, &CondBranch{},
 		&Return{}, &Yield{}, &If{}, &Loop{}, &UnknownOp{},
@@ -294,6 +295,7 @@ var (
 	_ Op = (*Iota)(nil)
 	_ Op = (*Concat)(nil)
 	_ Op = (*Slice)(nil)
+	_ Op = (*DynSlice)(nil)
 	_ Op = (*CumSum)(nil)
 	_ Op = (*Pad)(nil)
 	_ Op = (*Gather)(nil)
