@@ -61,3 +61,41 @@ func @w(tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<4x2xf3
 		checkF32(t, out[1], scan)
 	}
 }
+
+// TestE2EDynSlice runs dyn_slice on bounds of every kind: in range,
+// negative, past either end, and an empty window.
+func TestE2EDynSlice(t *testing.T) {
+	const src = `
+func @w(tensor<5xf32>, tensor<1xi64>, tensor<1xi64>) -> (tensor<1xf32>, tensor<f32>) {
+^bb0(%0: tensor<5xf32>, %1: tensor<1xi64>, %2: tensor<1xi64>):
+  %3 = dyn_slice %0, %1, %2 {axes = [0]} : (tensor<5xf32>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  %4 = reduce_sum %3 {axes = [0], keep_dims = true} : (tensor<?xf32>) -> tensor<1xf32>
+  %5 = reduce_sum %3 {axes = [0], keep_dims = false} : (tensor<?xf32>) -> tensor<f32>
+  return %4, %5 : tensor<1xf32>, tensor<f32>
+}`
+	x := []float32{1, 2, 4, 8, 16}
+	for _, c := range []struct{ s, e int64 }{{1, 3}, {-2, 100}, {-100, 2}, {3, 1}, {0, -1}, {5, 9}} {
+		out := runNiro(t, src, tf32([]int64{5}, x), ti64s(c.s), ti64s(c.e))
+		s, e := c.s, c.e
+		if s < 0 {
+			s += 5
+		}
+		if e < 0 {
+			e += 5
+		}
+		s, e = min(max(s, 0), 5), min(max(e, 0), 5)
+		var sum float32
+		for i := s; i < e; i++ {
+			sum += x[i]
+		}
+		checkF32(t, out[0], []float32{sum})
+		checkF32(t, out[1], []float32{sum})
+	}
+}
+
+// ti64s is a rank-1 i64 tensor.
+func ti64s(vals ...int64) tensorio.Tensor {
+	t := ti64(vals...)
+	t.Dims = []int64{int64(len(vals))}
+	return t
+}

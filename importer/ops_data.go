@@ -201,7 +201,7 @@ func dynSliceConv(nc *nodeCtx, x niro.Value, r int) error {
 		}
 		for _, s := range steps {
 			if s != 1 {
-				nc.notYet("a Slice with starts or ends computed at run time is compiled with steps of 1 only; steps are %v", steps)
+				nc.notYet("inputs 1 and 2 (%q, %q) must be known at compile time when a step is not 1 (steps %v), but they are computed at run time", nc.n.Inputs[1].Name, nc.n.Inputs[2].Name, steps)
 				return nc.err
 			}
 		}
