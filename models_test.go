@@ -36,7 +36,8 @@ import (
 //     a nested If, arms of different extents (a dynamic result extent);
 //     Loop with a run-time trip count, a condition and scan outputs, and
 //     with a constant trip count; Scan with inputs and outputs in both
-//     directions (examples/controlflow/gen).
+//     directions; an If whose output shape depends on its condition, an
+//     input, which niro test binds (examples/controlflow/gen).
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -62,6 +63,7 @@ func TestModels(t *testing.T) {
 		{"mobilenetv2", ShapeFlags{}, 1e-5, 1e-6},
 		{"unet", ShapeFlags{}, 1e-5, 1e-6},
 		{"controlflow/if", ShapeFlags{}, 1e-6, 1e-7},
+		{"controlflow/ifshape", ShapeFlags{}, 0, 0},
 		{"controlflow/loop", ShapeFlags{}, 0, 0},
 		{"controlflow/scan", ShapeFlags{}, 0, 0},
 	} {

@@ -8,6 +8,10 @@
 //     capture h, x and W from the outer graph, and they yield [2, 3] or
 //     [4, 3], so the If's result has a dynamic first extent; ReduceSum
 //     over it gives the output [1, 3].
+//   - examples/controlflow/ifshape: an If on c whose arms yield x + 1
+//     [2, 3] or Concat(x, x) [4, 3] as the model output [N, 3]: niro run
+//     and niro test compile it for the condition given, so only the taken
+//     arm is kept and the output's shape is static.
 //   - examples/controlflow/loop: a Loop with a run-time trip count M and
 //     condition (the body stops after iteration 4: cond = i < 4), carrying
 //     acc = acc · w + i (w captured) and stacking every acc as a scan
@@ -55,6 +59,7 @@ func int64T(name string, dims []int64, v ...int64) *onnxpb.TensorProto {
 
 func main() {
 	ifModel()
+	ifShapeModel()
 	loopModel()
 	scanModel()
 }
@@ -100,6 +105,26 @@ func ifModel() {
 		og.WriteTensor(dir, set, 0, boolT("c1", c[0]))
 		og.WriteTensor(dir, set, 1, boolT("c2", c[1]))
 		og.WriteTensor(dir, set, 2, og.Tensor("x", []int64{2, 3}, b.Floats(6, 0, 1)))
+	}
+}
+
+func ifShapeModel() {
+	const dir = "examples/controlflow/ifshape"
+	b := og.New(17, 18)
+	t := b.Sub()
+	t.Node("Add", []string{"x", b.Scalar("one", 1)}, "inc")
+	e := b.Sub()
+	e.Node("Concat", []string{"x", "x"}, "twice", og.Int("axis", 0))
+	b.Node("If", []string{"c"}, "y",
+		og.GraphAttr("then_branch", t.Graph("then", nil, []*onnxpb.ValueInfoProto{og.Info("inc", f32, 2, 3)})),
+		og.GraphAttr("else_branch", e.Graph("else", nil, []*onnxpb.ValueInfoProto{og.Info("twice", f32, 4, 3)})))
+	out := og.Info("y", f32, 0, 3)
+	out.Type.GetTensorType().Shape.Dim[0].Value = &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: "N"}
+	g := b.Graph("if_shapes", []*onnxpb.ValueInfoProto{og.Info("c", b1), og.Info("x", f32, 2, 3)}, []*onnxpb.ValueInfoProto{out})
+	og.WriteGraph(dir, g, 17)
+	for set, c := range []bool{true, false} {
+		og.WriteTensor(dir, set, 0, boolT("c", c))
+		og.WriteTensor(dir, set, 1, og.Tensor("x", []int64{2, 3}, b.Floats(6, 0, 1)))
 	}
 }
 
