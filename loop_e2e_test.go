@@ -99,3 +99,58 @@ func ti64s(vals ...int64) tensorio.Tensor {
 	t.Dims = []int64{int64(len(vals))}
 	return t
 }
+
+// TestE2ELoopNested runs a scan over the rows of x in reverse whose body
+// holds a loop of 2 iterations and an if on a captured flag: nested
+// structured ops, captures at two levels.
+func TestE2ELoopNested(t *testing.T) {
+	const src = `
+func @n(tensor<3x2xf32>, tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+^bb0(%0: tensor<3x2xf32>, %1: tensor<2xf32>, %2: tensor<i1>):
+  %3 = const 0x0200000000000000 : tensor<i64>
+  %4 = tensor_extract %2[] : (tensor<i1>) -> i1
+  %5, %6 = loop %1, %0 {scan_in_axes = [0], scan_in_reverse = [true], scan_out_axes = [0], scan_out_reverse = [false]} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>) {
+  ^bb1(%7: tensor<i64>, %8: tensor<2xf32>, %9: tensor<2xf32>):
+    %10 = loop %3, %8 {trip = true} : (tensor<i64>, tensor<2xf32>) -> (tensor<2xf32>) {
+    ^bb2(%11: tensor<i64>, %12: tensor<2xf32>):
+      %13 = mul %12, %9 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      %14 = add %13, %1 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      yield %14 : tensor<2xf32>
+    }
+    %15 = if %4 : i1 -> (tensor<2xf32>) {
+      %16 = sub %10, %9 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+      yield %16 : tensor<2xf32>
+    } else {
+      yield %10 : tensor<2xf32>
+    }
+    yield %15, %10 : tensor<2xf32>, tensor<2xf32>
+  }
+  return %5, %6 : tensor<2xf32>, tensor<3x2xf32>
+}`
+	x := []float32{0.5, -1.25, 1.5, 0.75, -0.5, 2}
+	init := []float32{1, -2}
+	for _, flag := range []bool{true, false} {
+		out := runNiro(t, src, tf32([]int64{3, 2}, x), tf32([]int64{2}, init), tbool(flag))
+		s := append([]float32(nil), init...)
+		var scan []float32
+		for r := 2; r >= 0; r-- {
+			row := x[2*r : 2*r+2]
+			v := append([]float32(nil), s...)
+			for k := 0; k < 2; k++ {
+				for i := range v {
+					p := v[i] * row[i]
+					v[i] = p + init[i]
+				}
+			}
+			scan = append(scan, v...)
+			for i := range s {
+				s[i] = v[i]
+				if flag {
+					s[i] = v[i] - row[i]
+				}
+			}
+		}
+		checkF32(t, out[0], s)
+		checkF32(t, out[1], scan)
+	}
+}
