@@ -20,13 +20,14 @@ func init() {
 const maxBodyTries = 3
 
 // loopBody converts the body graph g of a Loop or Scan into op.Body. The
-// body's ONNX inputs are bound to the block arguments; skipCond says that
-// the ONNX body has a condition input the Niro loop does not pass (a Loop
+// body's ONNX inputs are bound to the block arguments (iterInput: the
+// graph's first input is the iteration number, as in Loop); skipCond says
+// that the ONNX body has a condition input the Niro loop does not pass (a Loop
 // without a condition), which then reads a constant true. It returns the
 // yielded values. A carried value whose yielded type differs from its
 // initial type is widened to their join (dynamic extents) and the body is
 // converted again.
-func (nc *nodeCtx) loopBody(op *niro.Loop, g *Graph, onnxFirst int, skipCond bool, nScanOut int) ([]niro.Value, error) {
+func (nc *nodeCtx) loopBody(op *niro.Loop, g *Graph, iterInput, skipCond bool, nScanOut int) ([]niro.Value, error) {
 	for try := 0; ; try++ {
 		argTypes, err := op.BodyArgTypes()
 		if err != nil {
@@ -41,7 +42,7 @@ func (nc *nodeCtx) loopBody(op *niro.Loop, g *Graph, onnxFirst int, skipCond boo
 		// Bind the graph inputs: the iteration number (Loop), the
 		// condition, then the carried values and the scan slices.
 		args := blk.Args
-		if onnxFirst == 0 {
+		if !iterInput {
 			args = args[1:] // Scan's body has no iteration number
 		}
 		in := g.Inputs
@@ -201,14 +202,17 @@ func (nc *nodeCtx) loopOp() error {
 		nc.notYet("scan outputs of a Loop without a trip count M are not compiled yet")
 		return nc.err
 	}
-	if nScan > 0 && tripKnown < 0 && !op.HasCond {
-		// ok: a run-time trip count gives a dynamic extent
+	if nScan > 0 && tripKnown >= 1<<31 {
+		// Exporters write INT64_MAX for "no bound" beside a condition; a
+		// buffer of that many slices cannot be allocated.
+		nc.notYet("scan outputs of a Loop whose trip count M = %d stands for no bound are not compiled yet", tripKnown)
+		return nc.err
 	}
 	for j := 0; j < nScan; j++ {
 		op.ScanOutAxes = append(op.ScanOutAxes, 0)
 		op.ScanOutReverse = append(op.ScanOutReverse, false)
 	}
-	vals, err := nc.loopBody(op, g, 1, !op.HasCond, nScan)
+	vals, err := nc.loopBody(op, g, true, !op.HasCond, nScan)
 	if err != nil {
 		return err
 	}
@@ -370,7 +374,7 @@ func (nc *nodeCtx) scanOp() error {
 		// convert it with provisional axes 0 first.
 		op.ScanOutAxes = make([]int, nScanOut)
 	}
-	vals, err := nc.loopBody(op, g, 0, false, nScanOut)
+	vals, err := nc.loopBody(op, g, false, false, nScanOut)
 	if err != nil {
 		return err
 	}
