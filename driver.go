@@ -269,12 +269,13 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 			return nil, nil, err
 		}
 	}
-	if !needsValues(m) {
+	if !needsValues(m) && !dynamicOutputs(m.Entry()) {
 		return m, ordered, nil
 	}
 	// A shape depends on an input's value (an axes list or a target shape
-	// fed as an input): compile for the small integer inputs given, as for
-	// their shapes (and small float inputs, such as Resize's scales).
+	// fed as an input, an If on an input whose arms differ in shape): compile
+	// for the small integer and bool inputs given, as for their shapes (and
+	// small float inputs, such as Resize's scales).
 	values := map[string][]byte{}
 	for i, in := range ordered {
 		t := entry.Type.Inputs[i].(niro.TensorType)
@@ -292,6 +293,17 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	}
 	m, err = mf.moduleWith(shapes, values)
 	return m, ordered, err
+}
+
+// dynamicOutputs reports whether an output of f has a dynamic shape after
+// the input shapes are bound: it depends on an input's value.
+func dynamicOutputs(f *niro.Function) bool {
+	for _, t := range f.Type.Outputs {
+		if tt, ok := t.(niro.TensorType); ok && !tt.HasStaticShape() {
+			return true
+		}
+	}
+	return false
 }
 
 // needsValues reports whether some op of m stays uncompiled because a

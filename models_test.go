@@ -44,6 +44,12 @@ import (
 //     run-time sample rate choosing one of two strided Conv front ends
 //     (outer-scope captures), magnitude and log, Conv 1×1, an LSTM whose
 //     state is an input and an output, Sigmoid; one data set per arm.
+//   - examples/controlflow/if, loop, scan: If arms capturing outer values,
+//     a nested If, arms of different extents (a dynamic result extent);
+//     Loop with a run-time trip count, a condition and scan outputs, and
+//     with a constant trip count; Scan with inputs and outputs in both
+//     directions; an If whose output shape depends on its condition, an
+//     input, which niro test binds (examples/controlflow/gen).
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -71,6 +77,10 @@ func TestModels(t *testing.T) {
 		{"decoder", ShapeFlags{}, 1e-5, 1e-6},
 		{"grutagger", ShapeFlags{}, 1e-5, 1e-6},
 		{"vad", ShapeFlags{}, 1e-5, 1e-6},
+		{"controlflow/if", ShapeFlags{}, 1e-6, 1e-7},
+		{"controlflow/ifshape", ShapeFlags{}, 0, 0},
+		{"controlflow/loop", ShapeFlags{}, 0, 0},
+		{"controlflow/scan", ShapeFlags{}, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)

@@ -334,6 +334,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.concat(op)
 	case *niro.Slice:
 		fe.slice(op)
+	case *niro.DynSlice:
+		fe.dynSlice(op)
 	case *niro.CumSum:
 		fe.cumsum(op)
 	case *niro.Pad:
@@ -372,6 +374,8 @@ func (fe *funcEmitter) op(op niro.Op) {
 		fe.yield(op)
 	case *niro.If:
 		fe.ifOp(op)
+	case *niro.Loop:
+		fe.loop(op)
 	case *niro.UnknownOp:
 		fe.unknown(op)
 	default:

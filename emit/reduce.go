@@ -137,6 +137,12 @@ func (fe *funcEmitter) reshape(op *niro.Reshape) {
 	res, x := op.Result, op.X
 	rt, ok := rankedTensor(res)
 	xt, ok1 := rankedTensor(x)
+	if ok && ok1 && !(rt.HasStaticShape() && xt.HasStaticShape()) && sameShapeBut(xt, rt) {
+		// Only the static knowledge of the extents changes (an If arm's
+		// value given its result's dynamic extent): a tensor.cast.
+		fe.line("%s = tensor.cast %s : %s to %s", name(res), name(x), fe.typ(x), fe.typ(res))
+		return
+	}
 	if !ok || !ok1 || !rt.HasStaticShape() || !xt.HasStaticShape() {
 		fe.opErrorf(op, "reshape %s: needs static shapes, got %s -> %s", name(res), typeName(x.Type), typeName(res.Type))
 		return
@@ -290,4 +296,18 @@ func accumulator(e niro.ScalarType, elem string) (string, niro.ScalarType) {
 		return "f32", niro.F32
 	}
 	return elem, e
+}
+
+// sameShapeBut reports whether a and b have the same rank and every axis
+// the same extent or a dynamic one on either side.
+func sameShapeBut(a, b niro.TensorType) bool {
+	if a.Rank() != b.Rank() {
+		return false
+	}
+	for i, d := range a.Dims {
+		if d >= 0 && b.Dims[i] >= 0 && d != b.Dims[i] {
+			return false
+		}
+	}
+	return true
 }

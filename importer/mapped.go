@@ -172,8 +172,10 @@ func (nc *nodeCtx) constant() error {
 }
 
 // ifOp maps If to a Niro If whose arms are the branch graphs. The
-// condition is read with TensorExtract. When the condition's rank is
-// unknown or the branches yield different types, If stays an UnknownOp.
+// condition is read with TensorExtract. Arms yielding different extents of
+// one rank give the result dynamic extents there. When the condition's
+// rank is unknown or the branches yield different ranks or element types,
+// If stays an UnknownOp.
 func (nc *nodeCtx) ifOp() error {
 	cond := nc.args[0]
 	ct := tensorOf(cond)
@@ -237,6 +239,7 @@ func (nc *nodeCtx) ifOp() error {
 	ids := nc.reserve()
 	var regions [2]*niro.Region
 	var yields [2][]niro.Value
+	var yes [2]*emitter
 	for i, g := range arms {
 		blk := &niro.Block{}
 		sub := nc.sc.subgraph(nc.e.loc, []string{"then_branch", "else_branch"}[i])
@@ -246,9 +249,36 @@ func (nc *nodeCtx) ifOp() error {
 			return fmt.Errorf("%s: %s: %w", nc.ref(), []string{"then_branch", "else_branch"}[i], err)
 		}
 		ye.loc = nc.e.loc
-		ye.add(&niro.Yield{Values: vals})
 		regions[i] = &niro.Region{Blocks: []*niro.Block{blk}}
 		yields[i] = vals
+		yes[i] = ye
+	}
+	// Arms that yield different extents of the same rank give the result
+	// a dynamic extent there: each arm's value is cast to the joined type
+	// (a reshape that only forgets static extents, a tensor.cast).
+	saved := nc.e
+	for i := range nc.n.Outputs {
+		a, b := tensorOf(yields[0][i]), tensorOf(yields[1][i])
+		if niro.TypesEqual(a, b) {
+			continue
+		}
+		j, ok := joinTypes(a, b)
+		if !ok || j.Unranked {
+			continue
+		}
+		for k := range yields {
+			if !niro.TypesEqual(tensorOf(yields[k][i]), j) {
+				nc.e = yes[k]
+				yields[k][i] = nc.reshape(yields[k][i], j.Dims)
+			}
+		}
+	}
+	nc.e = saved
+	if nc.err != nil {
+		return nc.err
+	}
+	for k, ye := range yes {
+		ye.add(&niro.Yield{Values: yields[k]})
 	}
 	op := &niro.If{Cond: c, Then: regions[0], Else: regions[1]}
 	for i := range nc.n.Outputs {

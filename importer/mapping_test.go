@@ -175,19 +175,24 @@ func @g(tensor<1xi1>, tensor<2xf32>) -> (tensor<2xf32>) inputs ["c", "x"] output
   return %4 : tensor<2xf32>
 }`)
 
-	// Branches of different shapes: the If stays an UnknownOp.
+	// Branches of different extents: the result's extent is dynamic, and
+	// each arm's value is cast to it.
 	m.Graph.Input = append(m.Graph.Input, vi("y", dtFloat, 3))
 	m.Graph.Node[0].Attribute[0].G.Output[0] = vi("y", dtFloat, 3)
 	m.Graph.Output[0] = viParam("r", dtFloat, "")
 	checkText(t, mustImport(t, m, Options{}), `
 func @g(tensor<1xi1>, tensor<2xf32>, tensor<3xf32>) -> (tensor<?xf32>) inputs ["c", "x", "y"] outputs ["r"] {
 ^bb0(%0: tensor<1xi1>, %1: tensor<2xf32>, %2: tensor<3xf32>):
-  %5 = "onnx.If"(%0) ({
-    yield %2 : tensor<3xf32> loc("if")
-  }, {
+  %3 = const 0 : i64 loc("if")
+  %4 = tensor_extract %0[%3] : (tensor<1xi1>, i64) -> i1 loc("if")
+  %5 = if %4 : i1 -> (tensor<?xf32>) {
+    %7 = reshape %2 : (tensor<3xf32>) -> tensor<?xf32> loc("if")
+    yield %7 : tensor<?xf32> loc("if")
+  } else {
     %6 = mul %1, %1 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32> loc("if/else_branch/node #0 (Mul)")
-    yield %6 : tensor<2xf32> loc("if")
-  }) {onnx.regions = ["then_branch", "else_branch"]} : (tensor<1xi1>) -> tensor<?xf32> loc("if")
+    %8 = reshape %6 : (tensor<2xf32>) -> tensor<?xf32> loc("if")
+    yield %8 : tensor<?xf32> loc("if")
+  } loc("if")
   return %5 : tensor<?xf32>
 }`)
 

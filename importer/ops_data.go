@@ -96,6 +96,11 @@ func sliceConv(nc *nodeCtx) error {
 		}
 		axes, _ = nc.attrInts("axes")
 	} else {
+		_, sk := nc.knownInts(1)
+		_, ek := nc.knownInts(2)
+		if !sk || !ek {
+			return dynSliceConv(nc, x, len(dims))
+		}
 		if starts, ok = nc.shapeOperand(1); !ok {
 			return nc.err
 		}
@@ -153,6 +158,58 @@ func sliceConv(nc *nodeCtx) error {
 		}
 	}
 	nc.out(0, nc.sliceRange(x, dims, first, stride, sizes))
+	return nil
+}
+
+// dynSliceConv maps a Slice whose starts or ends are computed at run time
+// (a loop's iteration number) to dyn_slice. Axes and steps must be known,
+// and every step 1.
+func dynSliceConv(nc *nodeCtx, x niro.Value, r int) error {
+	n := int64(-1)
+	for i := 1; i <= 2; i++ {
+		t := tensorOf(nc.in(i))
+		if t.Unranked || t.Rank() != 1 || t.Dims[0] < 0 || (t.Elem != niro.I64 && t.Elem != niro.I32) {
+			nc.notYet("input %d (%q) must be known at compile time, or be a 1-D i32 or i64 tensor of static extent, but has type %s", i, nc.n.Inputs[i].Name, t)
+			return nc.err
+		}
+		if n >= 0 && t.Dims[0] != n {
+			return nc.errorf("starts and ends differ in length (%d and %d)", n, t.Dims[0])
+		}
+		n = t.Dims[0]
+	}
+	var axes []int
+	if nc.has(3) {
+		as, ok := nc.shapeOperand(3)
+		if !ok {
+			return nc.err
+		}
+		if int64(len(as)) != n {
+			return nc.errorf("axes %v do not match %d starts", as, n)
+		}
+		for _, a := range as {
+			axes = append(axes, nc.axis(a, r))
+		}
+	} else {
+		for a := 0; a < int(n); a++ {
+			axes = append(axes, a)
+		}
+	}
+	if nc.has(4) {
+		steps, ok := nc.shapeOperand(4)
+		if !ok {
+			return nc.err
+		}
+		for _, s := range steps {
+			if s != 1 {
+				nc.notYet("inputs 1 and 2 (%q, %q) must be known at compile time when a step is not 1 (steps %v), but they are computed at run time", nc.n.Inputs[1].Name, nc.n.Inputs[2].Name, steps)
+				return nc.err
+			}
+		}
+	}
+	if nc.err != nil {
+		return nc.err
+	}
+	nc.out(0, nc.op(&niro.DynSlice{Axes: axes, X: x, Starts: nc.in(1), Ends: nc.in(2)}))
 	return nil
 }
 

@@ -304,3 +304,25 @@ func (b *Builder) AddRegion(op *UnknownOp, argTypes ...Type) *Builder {
 	op.Bodies = append(op.Bodies, &Region{Blocks: []*Block{blk}})
 	return &Builder{f: b.f, block: blk, loc: b.loc}
 }
+
+// Loop adds op (its operands and scan attributes set, Res and Body unset)
+// with fresh results of the given types and a body block whose arguments
+// take the types [Loop.BodyArgTypes] gives, and calls body with a builder
+// for that block and its arguments. The body must end in Yield.
+func (b *Builder) Loop(op *Loop, results []Type, body func(b *Builder, args []Value)) []Value {
+	for _, t := range results {
+		op.Res = append(op.Res, b.NewValue(t))
+	}
+	ts, err := op.BodyArgTypes()
+	if err != nil {
+		panic("niro: BUG: Loop: " + err.Error())
+	}
+	blk := &Block{}
+	for _, t := range ts {
+		blk.Args = append(blk.Args, b.NewValue(t))
+	}
+	op.Body = &Region{Blocks: []*Block{blk}}
+	b.insert(op)
+	body(&Builder{f: b.f, block: blk, loc: b.loc}, blk.Args)
+	return op.Res
+}

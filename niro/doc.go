@@ -24,6 +24,7 @@
 //	*Return              ✔       ✔ (function bodies)
 //	*Yield               ✔       ✔ (nested regions)
 //	*If                  ✔                    ✔
+//	*Loop                ✔                    ✔ (one body block)
 //	*UnknownOp           ✔   with successors  ✔ (any number)
 //
 // Values are plain {ID, Type} pairs. IDs are unique within a function,

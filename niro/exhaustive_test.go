@@ -204,6 +204,16 @@ func opSamples() map[string]func() *niro.Module {
 				func(b *niro.Builder) { b.Yield(a[1]) },
 				func(b *niro.Builder) { b.Yield(b.Add(a[1], a[1])) })...)
 		}),
+		"*niro.DynSlice": unary(types(niro.Tensor(niro.F32, 5, 2), niro.Tensor(niro.I64, 1), niro.Tensor(niro.I64, 1)), types(niro.Tensor(niro.F32, niro.Dynamic, 2)), func(b *niro.Builder, a []niro.Value) {
+			b.Return(b.Insert(&niro.DynSlice{Axes: []int{0}, X: a[0], Starts: a[1], Ends: a[2]})...)
+		}),
+		"*niro.Loop": unary(types(niro.Tensor(niro.I64), niro.Tensor(niro.F32, 2), niro.Tensor(niro.F32, 3, 2)), types(niro.Tensor(niro.F32, 2), niro.Tensor(niro.F32, 2, 3)), func(b *niro.Builder, a []niro.Value) {
+			op := &niro.Loop{Trip: a[0], HasTrip: true, Init: a[1:2], Scans: a[2:3], ScanInAxes: []int{0}, ScanInReverse: []bool{true}, ScanOutAxes: []int{1}, ScanOutReverse: []bool{false}}
+			b.Return(b.Loop(op, types(niro.Tensor(niro.F32, 2), niro.Tensor(niro.F32, 2, 3)), func(b *niro.Builder, args []niro.Value) {
+				s := b.Add(args[1], args[2])
+				b.Yield(s, s)
+			})...)
+		}),
 		"*niro.UnknownOp": unary(types(niro.F32), types(niro.F32), func(b *niro.Builder, a []niro.Value) {
 			u := b.Unknown("onnx.Relu", a, types(niro.F32), niro.Attrs{"k": niro.ListAttr{niro.BytesAttr{1}, niro.BoolAttr(false)}})
 			b.Return(u.Res...)
@@ -326,6 +336,11 @@ func mutate(m *niro.Module, n int) (ok, emptiedYield bool) {
 				case *niro.If:
 					if hit() {
 						op.Then = nil
+						return true
+					}
+				case *niro.Loop:
+					if hit() {
+						op.Body = nil
 						return true
 					}
 				case *niro.UnknownOp:

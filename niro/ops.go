@@ -15,6 +15,7 @@ package niro
 //   - [*TopK]: the K largest or smallest elements along an axis, with
 //     their indices (topk.go).
 //   - [*Pad]: padding and cropping (pad.go).
+//   - [*DynSlice]: a window whose bounds are known at run time (dynslice.go).
 //   - [*Conv]: convolution (conv.go).
 //   - [*Pool]: max, average and Lp pooling windows (pool.go).
 //   - [*MaxPoolIndices]: the positions of max_pool's maxima (pool.go).
@@ -29,6 +30,8 @@ package niro
 //   - [*Branch], [*CondBranch]: CFG terminators with block arguments.
 //   - [*Return]: function exit. [*Yield]: nested region exit.
 //   - [*If]: two single-block regions selected by a BOOL.
+//   - [*Loop]: a single-block body run repeatedly, with carried values and
+//     scan inputs and outputs (loop.go).
 //
 // Opaque:
 //   - [*UnknownOp]: an operation Niro does not model yet.
@@ -270,11 +273,11 @@ func OpKinds() []Op {
 	return []Op{
 		&Const{}, &GetGlobal{}, &Transpose{}, &TensorExtract{},
 		&Binary{}, &Unary{}, &Compare{}, &Cast{}, &Select{}, &Reduce{}, &Reshape{}, &Broadcast{}, &Iota{},
-		&Concat{}, &Slice{}, &CumSum{}, &Pad{},
+		&Concat{}, &Slice{}, &DynSlice{}, &CumSum{}, &Pad{},
 		&Gather{}, &GatherElements{}, &GatherND{}, &Scatter{}, &ArgReduce{}, &TopK{},
 		&Recurrent{},
 		&MatMul{}, &Conv{}, &Pool{}, &MaxPoolIndices{}, &Call{}, &Branch{}, &CondBranch{},
-		&Return{}, &Yield{}, &If{}, &UnknownOp{},
+		&Return{}, &Yield{}, &If{}, &Loop{}, &UnknownOp{},
 	}
 }
 
@@ -295,6 +298,7 @@ var (
 	_ Op = (*Iota)(nil)
 	_ Op = (*Concat)(nil)
 	_ Op = (*Slice)(nil)
+	_ Op = (*DynSlice)(nil)
 	_ Op = (*CumSum)(nil)
 	_ Op = (*Pad)(nil)
 	_ Op = (*Gather)(nil)
@@ -314,6 +318,7 @@ var (
 	_ Op = (*Return)(nil)
 	_ Op = (*Yield)(nil)
 	_ Op = (*If)(nil)
+	_ Op = (*Loop)(nil)
 	_ Op = (*UnknownOp)(nil)
 )
 

@@ -971,6 +971,8 @@ func (p *parser) opBody(start token, results []Value, depth int) (Op, error) {
 			return &Return{Values: vals}, nil
 		}
 		return &Yield{Values: vals}, nil
+	case "loop":
+		return p.parseLoop(results, depth)
 	case "if":
 		c, err := p.valueRef()
 		if err != nil {

@@ -52,6 +52,10 @@ func (fv *funcVerifier) checkRegion(r *Region) {
 // checkTerminatorPlace checks that exits match the region kind.
 func (fv *funcVerifier) checkTerminatorPlace(op Op, ri *regionInfo, where string) {
 	_, inIf := ri.owner.(*If)
+	arm := "an if arm"
+	if _, inLoop := ri.owner.(*Loop); inLoop {
+		inIf, arm = true, "a loop body" // a single block, like an if arm
+	}
 	switch op := op.(type) {
 	case *Return:
 		if ri.owner != nil {
@@ -74,11 +78,11 @@ func (fv *funcVerifier) checkTerminatorPlace(op Op, ri *regionInfo, where string
 		}
 	case *Branch, *CondBranch:
 		if inIf {
-			fv.add(where, "%s is not allowed directly in an if arm", op.Name())
+			fv.add(where, "%s is not allowed directly in %s", op.Name(), arm)
 		}
 	case *UnknownOp:
 		if inIf && len(op.Targets) > 0 {
-			fv.add(where, "op with successors is not allowed directly in an if arm")
+			fv.add(where, "op with successors is not allowed directly in %s", arm)
 		}
 	}
 }

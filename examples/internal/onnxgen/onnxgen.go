@@ -209,3 +209,35 @@ func (b *Builder) WriteModel(dir, name string, opset, ir int64, inputs, outputs 
 
 // WriteTensor writes a TensorProto to path.
 func WriteTensor(path string, t *onnxpb.TensorProto) { write(path, t) }
+
+// WriteInput writes dir/test_data_set_<set>/input_<i>.pb.
+func WriteInput(dir string, set, i int, t *onnxpb.TensorProto) {
+	write(filepath.Join(dir, fmt.Sprintf("test_data_set_%d", set), fmt.Sprintf("input_%d.pb", i)), t)
+}
+
+// The helpers below build models with subgraphs (examples/controlflow):
+// graph attributes, subgraph builders, and graphs written with any opset.
+
+// GraphAttr is a graph-valued node attribute.
+func GraphAttr(name string, g *onnxpb.GraphProto) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_GRAPH.Enum(), G: g}
+}
+
+// Graph returns the builder's nodes and initializers as a graph.
+func (b *Builder) Graph(name string, inputs, outputs []*onnxpb.ValueInfoProto) *onnxpb.GraphProto {
+	return &onnxpb.GraphProto{Name: proto.String(name), Initializer: b.inits, Node: b.nodes, Input: inputs, Output: outputs}
+}
+
+// Sub returns a builder for a subgraph that shares b's random numbers.
+func (b *Builder) Sub() *Builder { return &Builder{Rng: b.Rng} }
+
+// WriteGraph writes dir/model.onnx holding g at the given opset.
+func WriteGraph(dir string, g *onnxpb.GraphProto, opset int64) {
+	m := &onnxpb.ModelProto{
+		IrVersion:    proto.Int64(8),
+		ProducerName: proto.String("niro " + dir + "/gen"),
+		OpsetImport:  []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(opset)}},
+		Graph:        g,
+	}
+	write(filepath.Join(dir, "model.onnx"), m)
+}

@@ -1,0 +1,1 @@
+B	acc_finalJ6{Ö@PqA

@@ -1,0 +1,1 @@
+Baccs_sumJµUeAA~ªA

@@ -1,0 +1,2 @@
+BsquaresJëk9>
+pm<Rrø<Jø-?£K?rMH@

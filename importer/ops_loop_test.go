@@ -1,0 +1,101 @@
+package importer
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/onnxpb"
+)
+
+// loopModel builds a model around one Loop node: inputs M (i64), cond
+// (bool) and x [1] (f32); the node's inputs name them or "" for absent.
+func loopModel(ins []string, body *onnxpb.GraphProto, outs []*onnxpb.ValueInfoProto, inits ...*onnxpb.TensorProto) *onnxpb.ModelProto {
+	var names []string
+	for _, o := range outs {
+		names = append(names, o.GetName())
+	}
+	return model(17, graph("g",
+		[]*onnxpb.NodeProto{named(node("Loop", ins, names, attrGraph("body", body)), "loop")},
+		[]*onnxpb.ValueInfoProto{vi("M", dtInt64), vi("cond", dtBool), vi("x", dtFloat, 1)},
+		outs, inits...))
+}
+
+func TestLoopForms(t *testing.T) {
+	// No condition: the body's condition input reads a constant true and
+	// its condition output is dropped; the scan output's extent is the
+	// known trip count.
+	body := graph("body", []*onnxpb.NodeProto{
+		node("Add", []string{"v", "v"}, []string{"v2"}),
+		node("Identity", []string{"c"}, []string{"c2"}),
+	}, []*onnxpb.ValueInfoProto{vi("i", dtInt64), vi("c", dtBool), vi("v", dtFloat, 1)},
+		[]*onnxpb.ValueInfoProto{vi("c2", dtBool), vi("v2", dtFloat, 1), vi("v", dtFloat, 1)})
+	mod := mustImport(t, loopModel([]string{"three", "", "x"}, body,
+		[]*onnxpb.ValueInfoProto{vi("r", dtFloat, 1), vi("s", dtFloat, 3, 1)}, int64s("three", nil, 3)), Options{})
+	loops := opsOf[*niro.Loop](mod)
+	if len(loops) != 1 || !loops[0].HasTrip || loops[0].HasCond || len(loops[0].ScanOutAxes) != 1 {
+		t.Fatalf("want one loop with a trip count, no condition and a scan output:\n%s", mod)
+	}
+	if got := loops[0].Res[1].Type.String(); got != "tensor<3x1xf32>" {
+		t.Errorf("scan output type %s, want tensor<3x1xf32>", got)
+	}
+
+	// A carried value that grows (Concat with itself) takes a dynamic
+	// extent: the initial value is cast and the body converted again.
+	grow := graph("body", []*onnxpb.NodeProto{
+		node("Concat", []string{"v", "v"}, []string{"v2"}, attrInt("axis", 0)),
+	}, []*onnxpb.ValueInfoProto{vi("i", dtInt64), vi("c", dtBool), vi("v", dtFloat, dyn)},
+		[]*onnxpb.ValueInfoProto{vi("c", dtBool), vi("v2", dtFloat, dyn)})
+	mod = mustImport(t, loopModel([]string{"M", "cond", "x"}, grow, []*onnxpb.ValueInfoProto{vi("r", dtFloat, dyn)}), Options{})
+	loops = opsOf[*niro.Loop](mod)
+	if len(loops) != 1 || loops[0].Res[0].Type.String() != "tensor<?xf32>" || !loops[0].HasCond {
+		t.Fatalf("want one loop carrying tensor<?xf32>:\n%s", mod)
+	}
+	if err := niro.Verify(mod); err != nil {
+		t.Fatal(err)
+	}
+
+	// Scan outputs need a trip count, and one that is not the "no bound"
+	// sentinel.
+	for _, c := range []struct {
+		ins    []string
+		inits  []*onnxpb.TensorProto
+		reason string
+	}{
+		{[]string{"", "cond", "x"}, nil, "without a trip count"},
+		{[]string{"big", "cond", "x"}, []*onnxpb.TensorProto{int64s("big", nil, 1<<62)}, "stands for no bound"},
+	} {
+		mod := mustImport(t, loopModel(c.ins, body, []*onnxpb.ValueInfoProto{vi("r", dtFloat, 1), vi("s", dtFloat, dyn, 1)}, c.inits...), Options{})
+		if len(opsOf[*niro.UnknownOp](mod)) != 1 || !strings.Contains(niro.FunctionString(mod.Entry()), c.reason) {
+			t.Errorf("%v: want an UnknownOp saying %q:\n%s", c.ins, c.reason, mod)
+		}
+	}
+}
+
+func TestScanForms(t *testing.T) {
+	// Scan 11 with negative axes and both directions.
+	body := graph("body", []*onnxpb.NodeProto{
+		node("Add", []string{"s", "xt"}, []string{"s2"}),
+	}, []*onnxpb.ValueInfoProto{vi("s", dtFloat, 3), vi("xt", dtFloat, 3)},
+		[]*onnxpb.ValueInfoProto{vi("s2", dtFloat, 3), vi("s2", dtFloat, 3)})
+	m := model(11, graph("g",
+		[]*onnxpb.NodeProto{node("Scan", []string{"s0", "xs"}, []string{"sf", "ys"}, attrGraph("body", body),
+			attrInt("num_scan_inputs", 1), attrInts("scan_input_axes", -1), attrInts("scan_input_directions", 1),
+			attrInts("scan_output_axes", -1), attrInts("scan_output_directions", 1))},
+		[]*onnxpb.ValueInfoProto{vi("s0", dtFloat, 3), vi("xs", dtFloat, 3, 4)},
+		[]*onnxpb.ValueInfoProto{vi("sf", dtFloat, 3), vi("ys", dtFloat, 3, 4)}))
+	mod := mustImport(t, m, Options{})
+	loops := opsOf[*niro.Loop](mod)
+	if len(loops) != 1 {
+		t.Fatalf("want one loop:\n%s", mod)
+	}
+	l := loops[0]
+	if l.ScanInAxes[0] != 1 || !l.ScanInReverse[0] || l.ScanOutAxes[0] != 1 || !l.ScanOutReverse[0] || l.Res[1].Type.String() != "tensor<3x4xf32>" {
+		t.Errorf("axes, directions or types wrong:\n%s", mod)
+	}
+	// A scan axis out of range is an error naming the attribute.
+	m.Graph.Node[0].Attribute[2] = attrInts("scan_input_axes", 2)
+	if _, err := importModel(t, m, Options{}); err == nil || !strings.Contains(err.Error(), "scan_input_axes") {
+		t.Errorf("want an error about scan_input_axes, got %v", err)
+	}
+}
