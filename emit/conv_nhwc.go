@@ -120,7 +120,7 @@ func (fe *funcEmitter) gatherZero(x, xtyp string, elemT niro.ScalarType, elem st
 // conv2dNHWC lowers op (2-D, one group, static shapes) channels-last; see
 // the comment at the top of the file.
 func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
-	res, x, w := op.Result, op.X, op.W
+	x, w := op.X, op.W
 	acc, accElem := accumulator(xt.Elem, elem)
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
 	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
@@ -224,7 +224,13 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				return s
 			})
 	}
-	// Back to NCHW, with the bias and the rounding of 16-bit floats.
+	fe.convBackToNCHW(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// convBackToNCHW writes op's result from the NHWC accumulator sum: the
+// bias added, 16-bit floats rounded once.
+func (fe *funcEmitter) convBackToNCHW(op *niro.Conv, rt, xt niro.TensorType, elem, sum, accTyp, acc string) {
+	res := op.Result
 	ins := []genericOperand{{name: sum, typ: accTyp, elem: acc, amap: affineMap(4, []string{"d0", "d2", "d3", "d1"})}}
 	if op.HasBias() {
 		ins = append(ins, genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})})
@@ -240,4 +246,76 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 			}
 			return fe.narrow(xt.Elem, y)
 		})
+}
+
+// depthwiseNHWC lowers a 2-D depthwise Conv (groups = C = M, one input
+// channel per output channel) channels-last, as conv2dNHWC does: X
+// gathered into NHWC with its padding (per kernel column for a column
+// stride above 1), W [C, 1, KH, KW] read as [KH, KW, C], and one generic
+// over (n, oh, ow, c, kh, kw) tagged niro.dwconv2d that adds each product
+// in the order (kh, kw) ascending from zero (the group's single channel:
+// the order of docs/ops.md). The convolution schedule blocks it over
+// output columns × channels.
+func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
+	x, w := op.X, op.W
+	acc, accElem := accumulator(xt.Elem, elem)
+	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+	KH, KW := wt.Dims[2], wt.Dims[3]
+	OH, OW := rt.Dims[2], rt.Dims[3]
+	sh, sw := op.Strides[0], op.Strides[1]
+	dh, dw := op.Dilations[0], op.Dilations[1]
+	pt, pl := op.Pads[0], op.Pads[1]
+	xname, xtyp := name(x), fe.typ(x)
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	Hp := (OH-1)*sh + (KH-1)*dh + 1
+	hAxis := convAxis{terms: []convTerm{{1, 1}}, off: pt, size: H}
+	var xp, xpTyp string
+	var xExprs []string
+	if sw == 1 {
+		dims := []int64{N, Hp, OW + (KW-1)*dw, C}
+		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+			{terms: []convTerm{{0, 1}}, size: N},
+			{terms: []convTerm{{3, 1}}, size: C},
+			hAxis,
+			{terms: []convTerm{{2, 1}}, off: pl, size: W},
+		})
+		xpTyp = tensorTypeOf(dims, elem)
+		xExprs = []string{d(0), windowExpr(d(1), sh, d(4), dh), windowExpr(d(2), 1, d(5), dw), d(3)}
+	} else {
+		dims := []int64{KW, N, Hp, OW, C}
+		hAxis.terms[0].idx = 2
+		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+			{terms: []convTerm{{1, 1}}, size: N},
+			{terms: []convTerm{{4, 1}}, size: C},
+			hAxis,
+			{terms: []convTerm{{3, sw}, {0, dw}}, off: pl, size: W},
+		})
+		xpTyp = tensorTypeOf(dims, elem)
+		xExprs = []string{d(5), d(0), windowExpr(d(1), sh, d(4), dh), d(2), d(3)}
+	}
+	wtDims := []int64{KH, KW, C}
+	wtTyp := tensorTypeOf(wtDims, elem)
+	wT := fe.tmp()
+	fe.generic(wT, parallel(3),
+		[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
+		genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
+		"", func(args []string) string { return args[0] })
+	accDims := []int64{N, OH, OW, C}
+	accTyp := tensorTypeOf(accDims, acc)
+	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xp, typ: xpTyp, elem: elem, amap: affineMap(6, xExprs)},
+			{name: wT, typ: wtTyp, elem: elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
+		"niro.dwconv2d", func(args []string) string {
+			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+			p, s := fe.tmp(), fe.tmp()
+			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+			return s
+		})
+	fe.convBackToNCHW(op, rt, xt, elem, sum, accTyp, acc)
 }

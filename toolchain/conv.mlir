@@ -125,6 +125,89 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+
+  // A static depthwise 2-D convolution (loops n, oh, ow, c, kh, kw).
+  transform.named_sequence @conv_match_dw_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c6 = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c6 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dw_f64(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c6 = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c6 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_dw32(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.dw_block32" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark_dw16(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.dw_block16" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_tile_dw32(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lc = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 32, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lc) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile_dw16(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lc = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 16, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lc) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // Steps 3 to 5 for one depthwise block (kh, then kw).
+  transform.named_sequence @conv_steps_dw(%block: !transform.any_op {transform.consumed}) {
+    %step, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lkh {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.yield
+  }
+
   transform.named_sequence @niro_conv(%root: !transform.any_op {transform.readonly}) {
     %tagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -132,12 +215,24 @@ module attributes {transform.with_named_sequence} {
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
+    %dwtagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %dwtagged
+        @conv_match_dw_f32 -> @conv_mark_dw32,
+        @conv_match_dw_f64 -> @conv_mark_dw16
+      : (!transform.any_op) -> !transform.any_op
     %t32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile32 failures(propagate) (%t32) : (!transform.any_op) -> ()
     %t16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile16 failures(propagate) (%t16) : (!transform.any_op) -> ()
+    %d32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_dw32 failures(propagate) (%d32) : (!transform.any_op) -> ()
+    %d16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_dw16 failures(propagate) (%d16) : (!transform.any_op) -> ()
     // Make every peeled block static.
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
@@ -150,6 +245,15 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %blocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %db32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %db16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dblocks = transform.merge_handles %db32, %db16 : !transform.any_op
+    transform.foreach %dblocks : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_dw failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
