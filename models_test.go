@@ -30,8 +30,9 @@ import (
 //   - examples/mobilenetv2: an inverted residual block, 1×1 expand, Relu6
 //     (Clip), depthwise 3×3 (group 64), HardSwish, 1×1 project, each with
 //     BatchNormalization, and the residual Add, [1, 16, 14, 14].
-//   - examples/unet: a U-Net decoder step, ConvTranspose stride 2, Concat
-//     with the skip input, two Conv 3×3 → Relu, [1, 16, 16, 16].
+//   - examples/unet: a U-Net decoder step, ConvTranspose stride 2 and
+//     Resize ×2 linear of the coarse input, Concat with the skip input, two
+//     Conv 3×3 → Relu, [1, 16, 16, 16].
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
