@@ -48,10 +48,15 @@ type convTerm struct {
 // x[axes(idx)] where every coordinate lies inside x, zero elsewhere.
 // axes[j] gives X's axis j.
 func (fe *funcEmitter) gatherZero(x, xtyp string, elemT niro.ScalarType, elem string, out []int64, axes []convAxis) string {
+	return fe.gatherPad(x, xtyp, elem, out, axes, fe.scalarConst(elemT, 0))
+}
+
+// gatherPad is gatherZero with the scalar pv outside x.
+func (fe *funcEmitter) gatherPad(x, xtyp string, elem string, out []int64, axes []convAxis, pv string) string {
 	R := len(out)
 	typ := tensorTypeOf(out, elem)
 	dst := fe.empty(out, elem, nil)
-	zero := fe.scalarConst(elemT, 0)
+	zero := pv
 	res := fe.tmp()
 	fe.generic(res, parallel(R), nil,
 		genericOperand{name: dst, typ: typ, elem: elem, amap: identityMap(R)},

@@ -215,8 +215,11 @@ module attributes {transform.with_named_sequence} {
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
-    %dwtagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
+    %dwconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
       : (!transform.any_op) -> !transform.any_op
+    %pools = transform.structured.match ops{["linalg.generic"]} attributes {niro.pool2d} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dwtagged = transform.merge_handles %dwconvs, %pools : !transform.any_op
     transform.foreach_match restrict_root in %dwtagged
         @conv_match_dw_f32 -> @conv_mark_dw32,
         @conv_match_dw_f64 -> @conv_mark_dw16
