@@ -150,6 +150,8 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{1, 3, 11, 23}, w: []int64{19, 3, 3, 2}, strides: []int64{2, 3}, dilations: []int64{2, 1}, pads: []int64{0, 1, 2, 3}, groups: 1, bias: true},
 		{x: []int64{1, 4, 12, 13}, w: []int64{8, 4, 5, 5}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{4, 3, 4, 5}, groups: 1},
 		{x: []int64{1, 2, 17, 33}, w: []int64{3, 2, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+		// One output channel: nothing to vectorize, left unscheduled.
+		{x: []int64{1, 2, 5, 5}, w: []int64{1, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
 		// 1 x 1 convolutions, matrix products through the contraction
 		// schedule: plain, strided with pads.
 		{x: []int64{1, 7, 10, 10}, w: []int64{33, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},

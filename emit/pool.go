@@ -72,8 +72,8 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 	accDims := rt.Dims
 	tag := ""
 	if nhwc {
-		tag = "niro.pool2d"
 		N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+		tag = convTag("niro.pool2d", C)
 		OH, OW := rt.Dims[2], rt.Dims[3]
 		Hp := xt.Dims[2] + lo[2] + hi[2]
 		hAxis := convAxis{terms: []convTerm{{1, 1}}, off: lo[2], size: H}
