@@ -23,7 +23,9 @@
 //      for each (arith.mulf then arith.addf, two roundings; no
 //      vector.contract, whose lowerings emit vector.fma);
 //   5. given its accumulator in registers: the block's read and write of
-//      the result are hoisted out of the kw, kh and c loops.
+//      the result are hoisted out of the kw, kh and c loops;
+//   6. (2-D convolutions) the kw loop is unrolled by 3, whole for 3-wide
+//      kernels, a remainder loop otherwise; the steps keep their order.
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
@@ -36,6 +38,13 @@ module attributes {transform.with_named_sequence} {
 
   transform.named_sequence @conv_peel(%loops: !transform.op<"scf.for"> {transform.consumed}) {
     %main, %rest = transform.loop.peel %loops : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.yield
+  }
+
+  // Unrolls a kernel-column loop by 3 (whole for the common 3-wide
+  // kernels; the steps keep their order).
+  transform.named_sequence @conv_unroll3(%loop: !transform.op<"scf.for"> {transform.consumed}) {
+    transform.loop.unroll %loop {factor = 3} : !transform.op<"scf.for">
     transform.yield
   }
 
@@ -122,6 +131,7 @@ module attributes {transform.with_named_sequence} {
     transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
     transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
     transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
 
