@@ -7,6 +7,9 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -138,6 +141,26 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{1, 6, 8, 9}, w: []int64{12, 1, 3, 3}, strides: []int64{3, 2}, dilations: []int64{2, 1}, pads: []int64{2, 0, 0, 1}, groups: 6, bias: true},
 		{x: []int64{3, 6, 17}, w: []int64{9, 2, 5}, strides: []int64{2}, dilations: []int64{3}, pads: []int64{4, 1}, groups: 3, bias: true},
 		{x: []int64{1, 3, 5, 6, 7}, w: []int64{2, 3, 2, 3, 2}, strides: []int64{1, 2, 1}, dilations: []int64{2, 1, 1}, pads: []int64{1, 0, 1, 0, 1, 1}, groups: 1, bias: true},
+		// Through the convolution schedule (2-D, one group): output widths
+		// and channel counts with every kind of remainder of the 8 x 32
+		// (f32) or 8 x 16 (f64) register block, column strides (the
+		// per-kernel-column gather), dilations, asymmetric pads.
+		{x: []int64{2, 5, 9, 19}, w: []int64{37, 5, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+		{x: []int64{1, 16, 6, 40}, w: []int64{40, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		{x: []int64{1, 3, 11, 23}, w: []int64{19, 3, 3, 2}, strides: []int64{2, 3}, dilations: []int64{2, 1}, pads: []int64{0, 1, 2, 3}, groups: 1, bias: true},
+		{x: []int64{1, 4, 12, 13}, w: []int64{8, 4, 5, 5}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{4, 3, 4, 5}, groups: 1},
+		{x: []int64{1, 2, 17, 33}, w: []int64{3, 2, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+		// One output channel: nothing to vectorize, left unscheduled.
+		{x: []int64{1, 2, 5, 5}, w: []int64{1, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+		// 1 x 1 convolutions, matrix products through the contraction
+		// schedule: plain, strided with pads.
+		{x: []int64{1, 7, 10, 10}, w: []int64{33, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		{x: []int64{2, 6, 9, 9}, w: []int64{17, 6, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 1}, groups: 1},
+		// Depthwise (groups = C = M) through the schedule's own block:
+		// channel and width remainders, strides, dilations.
+		{x: []int64{1, 37, 9, 11}, w: []int64{37, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 37, bias: true},
+		{x: []int64{2, 20, 10, 13}, w: []int64{20, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 20},
+		{x: []int64{1, 6, 9, 9}, w: []int64{6, 1, 5, 3}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 0, 3, 1}, groups: 6, bias: true},
 	}
 	for i, c := range cases {
 		for _, e := range []string{"f32", "f64", "f16", "bf16"} {
@@ -234,16 +257,11 @@ func tf64(dims []int64, vals []float64) tensorio.Tensor {
 	return tensorio.Tensor{Elem: niro.F64, Dims: dims, Data: b}
 }
 
-// TestConvSpeed times a 1×64×56×56 input, 3×3 kernel, 64 output
-// channels, pads 1 convolution (0.231 GFLOP) under the host pipeline and
-// logs GFLOP/s. It runs only with NIRO_CONV_BENCH=1.
-func TestConvSpeed(t *testing.T) {
-	if os.Getenv("NIRO_CONV_BENCH") != "1" {
-		t.Skip("set NIRO_CONV_BENCH=1 to time the convolution")
-	}
-	requireTools(t)
-	c := convCase{x: []int64{1, 64, 56, 56}, w: []int64{64, 64, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1}
-	m, err := niro.Parse("speed.niro", []byte(convProgram(c, "f32")))
+// bestTime compiles src under the host pipeline and returns its best time
+// in seconds over runs calls (after a warm-up).
+func bestTime(t *testing.T, src string, in []tensorio.Tensor, runs int) float64 {
+	t.Helper()
+	m, err := niro.Parse("speed.niro", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +276,7 @@ func TestConvSpeed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hm.cleanup()
-	res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{tf32(c.x, seq(numel(c.x), 1)), tf32(c.w, seq(numel(c.w), 0.5))}, 1, 3)
+	res, err := env.execute(ctx, tc, hm, in, 1, runs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,6 +284,77 @@ func TestConvSpeed(t *testing.T) {
 	for _, s := range res.Timings {
 		best = min(best, s)
 	}
-	flop := 2.0 * float64(numel(c.out())) * float64(numel(c.w[1:]))
-	t.Logf("conv 1x64x56x56 3x3 -> 64: best %.1f ms, %.2f GFLOP/s", best*1e3, flop/best/1e9)
+	return best
+}
+
+// TestConvSpeed times convolutions under the host pipeline and logs
+// GFLOP/s, best of NIRO_CONV_RUNS calls (default 20): the ResNet 3×3
+// convolution (1×64×56×56, 64 output channels, pads 1; 0.231 GFLOP) next
+// to the scheduled matrix product of equal work (3136×576 by 576×64), a
+// depthwise 3×3 (1×144×56×56, pads 1) and a 1×1 (1×64×56×56 → 256). It
+// runs only with NIRO_CONV_BENCH=1.
+func TestConvSpeed(t *testing.T) {
+	if os.Getenv("NIRO_CONV_BENCH") != "1" {
+		t.Skip("set NIRO_CONV_BENCH=1 to time the convolution")
+	}
+	requireTools(t)
+	runs := 20
+	if v, err := strconv.Atoi(os.Getenv("NIRO_CONV_RUNS")); err == nil && v > 0 {
+		runs = v
+	}
+	for _, b := range []struct {
+		name string
+		c    convCase
+	}{
+		{"resnet 3x3 1x64x56x56 -> 64", convCase{x: []int64{1, 64, 56, 56}, w: []int64{64, 64, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1}},
+		{"depthwise 3x3 1x144x56x56", convCase{x: []int64{1, 144, 56, 56}, w: []int64{144, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 144}},
+		{"1x1 1x64x56x56 -> 256", convCase{x: []int64{1, 64, 56, 56}, w: []int64{256, 64, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1}},
+	} {
+		c := b.c
+		best := bestTime(t, convProgram(c, "f32"), []tensorio.Tensor{tf32(c.x, seq(numel(c.x), 1)), tf32(c.w, seq(numel(c.w), 0.5))}, runs)
+		flop := 2.0 * float64(numel(c.out())) * float64(numel(c.w[1:]))
+		t.Logf("conv %s: best %.3f ms, %.2f GFLOP/s", b.name, best*1e3, flop/best/1e9)
+	}
+	const m, n, k = 3136, 64, 576
+	src := fmt.Sprintf("func @mm(tensor<%[1]dx%[3]dxf32>, tensor<%[3]dx%[2]dxf32>) -> (tensor<%[1]dx%[2]dxf32>) {\n^bb0(%%0: tensor<%[1]dx%[3]dxf32>, %%1: tensor<%[3]dx%[2]dxf32>):\n  %%2 = matmul %%0, %%1 : (tensor<%[1]dx%[3]dxf32>, tensor<%[3]dx%[2]dxf32>) -> tensor<%[1]dx%[2]dxf32>\n  return %%2 : tensor<%[1]dx%[2]dxf32>\n}", m, n, k)
+	best := bestTime(t, src, []tensorio.Tensor{tf32([]int64{m, k}, seq(m*k, 1)), tf32([]int64{k, n}, seq(k*n, 0.5))}, runs)
+	t.Logf("matmul %dx%dx%d (the 3x3 conv's work): best %.3f ms, %.2f GFLOP/s", m, n, k, best*1e3, 2.0*m*n*k/best/1e9)
+}
+
+// TestConvScheduled checks that the convolution schedule takes 2-D
+// one-group and depthwise cases of TestE2EConvExact (f32 and f64): after
+// it, no niro.conv2d or niro.dwconv2d generic is left (each block became vector code), the blocks
+// multiply and add as separate vector operations, and nothing fuses them.
+func TestConvScheduled(t *testing.T) {
+	requireTools(t)
+	cases := []convCase{
+		{x: []int64{2, 5, 9, 19}, w: []int64{37, 5, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+		{x: []int64{1, 3, 11, 23}, w: []int64{19, 3, 3, 2}, strides: []int64{2, 3}, dilations: []int64{2, 1}, pads: []int64{0, 1, 2, 3}, groups: 1, bias: true},
+		{x: []int64{1, 4, 12, 13}, w: []int64{8, 4, 5, 5}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{4, 3, 4, 5}, groups: 1},
+		{x: []int64{1, 37, 9, 11}, w: []int64{37, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 37, bias: true},
+		{x: []int64{2, 20, 10, 13}, w: []int64{20, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 20},
+	}
+	for i, c := range cases {
+		for _, e := range []string{"f32", "f64"} {
+			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "conv.niro")
+				if err := os.WriteFile(path, []byte(convProgram(c, e)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ir := fusedIRThrough(t, path, "conv")
+				if strings.Contains(ir, "niro.conv2d") || strings.Contains(ir, "niro.dwconv2d") {
+					t.Errorf("a convolution generic is left after the schedule:\n%s", ir)
+				}
+				if !regexp.MustCompile(`arith\.mulf .* : vector<[0-9x]*`+e+`>`).MatchString(ir) ||
+					!regexp.MustCompile(`arith\.addf .* : vector<[0-9x]*`+e+`>`).MatchString(ir) {
+					t.Errorf("no vector multiply and add after the schedule:\n%s", ir)
+				}
+				for _, bad := range []string{"vector.fma", "vector.contract", "math.fma"} {
+					if strings.Contains(ir, bad) {
+						t.Errorf("%s after the schedule", bad)
+					}
+				}
+			})
+		}
+	}
 }

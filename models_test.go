@@ -30,8 +30,9 @@ import (
 //   - examples/mobilenetv2: an inverted residual block, 1×1 expand, Relu6
 //     (Clip), depthwise 3×3 (group 64), HardSwish, 1×1 project, each with
 //     BatchNormalization, and the residual Add, [1, 16, 14, 14].
-//   - examples/unet: a U-Net decoder step, ConvTranspose stride 2, Concat
-//     with the skip input, two Conv 3×3 → Relu, [1, 16, 16, 16].
+//   - examples/unet: a U-Net decoder step, ConvTranspose stride 2 and
+//     Resize ×2 linear of the coarse input, Concat with the skip input, two
+//     Conv 3×3 → Relu, [1, 16, 16, 16].
 //   - examples/decoder: a Llama-style decoder block (RMSNormalization,
 //     RotaryEmbedding with position_ids, grouped-query causal Attention
 //     with past_key/past_value and present outputs, SiLU-gated MLP, LM

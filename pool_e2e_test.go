@@ -62,16 +62,18 @@ func poolRef2D(kind niro.PoolKind, x []float32, xd, od []int64, k, s, d, pads []
 	return out
 }
 
+// pcase is one pool of TestE2EPoolExact.
+type pcase struct {
+	kind          niro.PoolKind
+	k, s, d, pads []int64
+	ceil, incl    bool
+	p             int64
+}
+
 // TestE2EPoolExact checks max_pool, avg_pool (ceil_mode, count_include_pad,
 // dilations, asymmetric pads) and lp_pool (p = 1, 2) on f32 bit for bit:
 // host against host-O0 and both against poolRef2D.
 func TestE2EPoolExact(t *testing.T) {
-	type pcase struct {
-		kind          niro.PoolKind
-		k, s, d, pads []int64
-		ceil, incl    bool
-		p             int64
-	}
 	xd := []int64{2, 3, 11, 9}
 	cases := []pcase{
 		{kind: niro.PoolMax, k: []int64{3, 2}, s: []int64{2, 2}, d: []int64{1, 2}, pads: []int64{1, 0, 1, 1}},
@@ -82,9 +84,21 @@ func TestE2EPoolExact(t *testing.T) {
 		{kind: niro.PoolLp, k: []int64{3, 2}, s: []int64{2, 1}, d: []int64{1, 2}, pads: []int64{1, 1, 0, 0}, p: 2},
 		{kind: niro.PoolLp, k: []int64{2, 2}, s: []int64{2, 2}, d: []int64{1, 1}, pads: []int64{0, 0, 1, 1}, ceil: true, p: 1},
 	}
-	x := seq(int(xd[0]*xd[1]*xd[2]*xd[3]), 2)
-	for i, c := range cases {
-		t.Run(fmt.Sprintf("%d_%s", i, c.kind), func(t *testing.T) {
+	// The second shape has enough channels and columns for the convolution
+	// schedule's 8 x 32 blocks (2-D pools run channels-last), with
+	// remainders.
+	for si, xd := range [][]int64{xd, {1, 37, 10, 19}} {
+		x := seq(int(xd[0]*xd[1]*xd[2]*xd[3]), 2)
+		for i, c := range cases {
+			poolCase(t, fmt.Sprintf("%d_%s_%d", i, c.kind, si), xd, x, c)
+		}
+	}
+}
+
+// poolCase runs one case of TestE2EPoolExact.
+func poolCase(t *testing.T, name string, xd []int64, x []float32, c pcase) {
+	{
+		t.Run(name, func(t *testing.T) {
 			od := []int64{xd[0], xd[1],
 				niro.PoolExtent(xd[2], c.k[0], c.s[0], c.d[0], c.pads[0], c.pads[2], c.ceil),
 				niro.PoolExtent(xd[3], c.k[1], c.s[1], c.d[1], c.pads[1], c.pads[3], c.ceil)}

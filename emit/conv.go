@@ -119,6 +119,14 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))
 		return
 	}
+	if S == 2 && op.Groups == 1 {
+		fe.conv2dNHWC(op, rt, xt, wt, elem)
+		return
+	}
+	if S == 2 && op.Groups == xt.Dims[1] && wt.Dims[0] == op.Groups {
+		fe.depthwiseNHWC(op, rt, xt, wt, elem)
+		return
+	}
 	lo := make([]int64, S+2)
 	hi := make([]int64, S+2)
 	copy(lo[2:], op.Pads[:S])

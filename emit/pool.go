@@ -58,30 +58,72 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 	} else {
 		pv, start = fe.scalarConst(xt.Elem, 0), fe.scalarConst(accElem, 0)
 	}
-	xp, xdims := fe.padWith(name(x), fe.typ(x), xt.Dims, elem, lo, hi, pv)
-	xtyp := tensorTypeOf(xdims, elem)
-
 	P := 2 + S
 	L := P + S
 	d := func(i int) string { return "d" + strconv.Itoa(i) }
-	xExprs := []string{d(0), d(1)}
-	var kExprs, oExprs []string
-	for i := 0; i < P; i++ {
-		oExprs = append(oExprs, d(i))
-	}
-	for i := 0; i < S; i++ {
-		o, k := d(2+i), d(P+i)
-		xExprs = append(xExprs, windowExpr(o, op.Strides[i], k, op.Dilations[i]))
-		kExprs = append(kExprs, k)
+	// 2-D pools run channels-last (nhwc): loops (n, oh, ow, c, kh, kw), X
+	// gathered into NHWC with its padding (once per kernel column for a
+	// column stride above 1, as a convolution), so that the convolution
+	// schedule's depthwise block vectorizes them along channels; the final
+	// generic reads the NHWC accumulator back in NCHW order.
+	nhwc := S == 2
+	var xp, xtyp string
+	var xExprs, kExprs, oExprs []string
+	accDims := rt.Dims
+	tag := ""
+	if nhwc {
+		N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+		tag = convTag("niro.pool2d", C)
+		OH, OW := rt.Dims[2], rt.Dims[3]
+		Hp := xt.Dims[2] + lo[2] + hi[2]
+		hAxis := convAxis{terms: []convTerm{{1, 1}}, off: lo[2], size: H}
+		if op.Strides[1] == 1 {
+			dims := []int64{N, Hp, xt.Dims[3] + lo[3] + hi[3], C}
+			xp = fe.gatherPad(name(x), fe.typ(x), elem, dims, []convAxis{
+				{terms: []convTerm{{0, 1}}, size: N},
+				{terms: []convTerm{{3, 1}}, size: C},
+				hAxis,
+				{terms: []convTerm{{2, 1}}, off: lo[3], size: W},
+			}, pv)
+			xtyp = tensorTypeOf(dims, elem)
+			xExprs = []string{d(0), windowExpr(d(1), op.Strides[0], d(4), op.Dilations[0]), windowExpr(d(2), 1, d(5), op.Dilations[1]), d(3)}
+		} else {
+			dims := []int64{op.Kernel[1], N, Hp, OW, C}
+			hAxis.terms[0].idx = 2
+			xp = fe.gatherPad(name(x), fe.typ(x), elem, dims, []convAxis{
+				{terms: []convTerm{{1, 1}}, size: N},
+				{terms: []convTerm{{4, 1}}, size: C},
+				hAxis,
+				{terms: []convTerm{{3, op.Strides[1]}, {0, op.Dilations[1]}}, off: lo[3], size: W},
+			}, pv)
+			xtyp = tensorTypeOf(dims, elem)
+			xExprs = []string{d(5), d(0), windowExpr(d(1), op.Strides[0], d(4), op.Dilations[0]), d(2), d(3)}
+		}
+		kExprs = []string{d(4), d(5)}
+		oExprs = []string{d(0), d(1), d(2), d(3)}
+		accDims = []int64{N, OH, OW, C}
+	} else {
+		var xdims []int64
+		xp, xdims = fe.padWith(name(x), fe.typ(x), xt.Dims, elem, lo, hi, pv)
+		xtyp = tensorTypeOf(xdims, elem)
+		xExprs = []string{d(0), d(1)}
+		for i := 0; i < P; i++ {
+			oExprs = append(oExprs, d(i))
+		}
+		for i := 0; i < S; i++ {
+			o, k := d(2+i), d(P+i)
+			xExprs = append(xExprs, windowExpr(o, op.Strides[i], k, op.Dilations[i]))
+			kExprs = append(kExprs, k)
+		}
 	}
 	iters := parallel(L)
 	for i := P; i < L; i++ {
 		iters[i] = "reduction"
 	}
 	window := fe.empty(op.Kernel, elem, nil)
-	accTyp := tensorTypeOf(rt.Dims, acc)
-	filled := fe.fill(fe.empty(rt.Dims, acc, nil), accTyp, acc, start, P)
-	final := op.Kind != niro.PoolMax && (op.Kind == niro.PoolAvg || op.P != 1 || acc != elem)
+	accTyp := tensorTypeOf(accDims, acc)
+	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, start, P)
+	final := nhwc || op.Kind != niro.PoolMax && (op.Kind == niro.PoolAvg || op.P != 1 || acc != elem)
 	folded := name(res)
 	if final {
 		folded = fe.tmp()
@@ -92,7 +134,7 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 			{name: window, typ: tensorTypeOf(op.Kernel, elem), elem: elem, amap: affineMap(L, kExprs)},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(L, oExprs)},
-		"", func(args []string) string {
+		tag, func(args []string) string {
 			a, o := args[0], args[2]
 			if acc != elem {
 				a = fe.widen(xt.Elem, args[0])
@@ -118,7 +160,11 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 		return
 	}
 	R := len(rt.Dims)
-	ins := []genericOperand{{name: folded, typ: accTyp, elem: acc, amap: identityMap(R)}}
+	accMap := identityMap(R)
+	if nhwc {
+		accMap = affineMap(R, []string{"d0", "d2", "d3", "d1"})
+	}
+	ins := []genericOperand{{name: folded, typ: accTyp, elem: acc, amap: accMap}}
 	if op.Kind == niro.PoolAvg {
 		for i := 0; i < S; i++ {
 			cs := poolCounts(xt.Dims[2+i], rt.Dims[2+i], op.Kernel[i], op.Strides[i], op.Dilations[i], op.Pads[i], op.Pads[S+i], op.CountIncludePad)

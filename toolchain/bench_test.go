@@ -86,6 +86,7 @@ func BenchmarkMatmul(b *testing.B) {
 		{"host", 0, 1000, 1000, 1000, "f32"}, // not a multiple of the block
 		{"host", 8, 256, 256, 256, "f32"},    // batched: one rank-4 contraction
 		{"host", 8, 512, 512, 512, "f32"},    // batched, the work of 1024³
+		{"host", 0, 3136, 64, 576, "f32"},    // the work of the ResNet 3x3 conv (56x56, 64 -> 64)
 		{"host-O0", 0, 512, 512, 512, "f32"}, // the naive loop nest, for scale
 	} {
 		name := fmt.Sprintf("%s/%dx%dx%d_%s", c.pipeline, c.m, c.n, c.k, c.elem)

@@ -102,7 +102,7 @@ func TestRepoPipelines(t *testing.T) {
 	if !ok {
 		t.Fatal("passes.txt has no host pipeline")
 	}
-	if got := host.Schedules(); !slices.Equal(got, []string{"contraction", "rowfuse", "reduction", "contraction-transfers"}) {
+	if got := host.Schedules(); !slices.Equal(got, []string{"conv", "contraction", "rowfuse", "reduction", "contraction-transfers"}) {
 		t.Errorf("host schedules = %q", got)
 	}
 	passes := strings.Join(host.Passes(), "\n")

@@ -97,7 +97,7 @@ func TestBuildKeepTemps(t *testing.T) {
 	}
 	checkBlobObject(t, res.BlobObj, "model_weights", blob, 64)
 	for _, name := range []string{
-		"input.mlir", "schedule-contraction.mlir", "lowered.mlir", "module.ll", "module.opt.ll",
+		"input.mlir", "schedule-conv.mlir", "schedule-contraction.mlir", "lowered.mlir", "module.ll", "module.opt.ll",
 		"module.o", "module.s", "model_weights.bin", "model_weights.o", "lower.mlir-opt.cmd",
 	} {
 		if _, err := os.Stat(filepath.Join(tc.KeepTemps, name)); err != nil {
@@ -105,7 +105,7 @@ func TestBuildKeepTemps(t *testing.T) {
 		}
 	}
 	cmd, _ := os.ReadFile(filepath.Join(tc.KeepTemps, "lower.mlir-opt.cmd"))
-	if !strings.Contains(string(cmd), "transform-preload-library{transform-library-paths=schedule-contraction.mlir}") {
+	if !strings.Contains(string(cmd), "transform-preload-library{transform-library-paths=schedule-conv.mlir,schedule-contraction.mlir}") {
 		t.Errorf("lower command line lacks the schedule: %s", cmd)
 	}
 }

@@ -12,6 +12,12 @@ import (
 //go:embed schedule.mlir
 var contractionLibrary string
 
+// convLibrary is the transform-dialect library behind the "conv" schedule;
+// see the comment at the top of conv.mlir.
+//
+//go:embed conv.mlir
+var convLibrary string
+
 // Schedule is a named entry point into a transform-dialect library: at its
 // step in a pipeline, mlir-opt runs the transform interpreter from
 // EntryPoint over the module. The library is preloaded once per Lower.
@@ -35,6 +41,8 @@ var schedules = map[string]Schedule{
 		EntryPoint: "niro_rowfuse", Text: contractionLibrary},
 	"reduction": {Name: "reduction", Library: "contraction",
 		EntryPoint: "niro_reduction", Text: contractionLibrary},
+	"conv": {Name: "conv", Library: "conv",
+		EntryPoint: "niro_conv", Text: convLibrary},
 }
 
 // Schedules returns the names of the schedules the package embeds, sorted.

@@ -63,6 +63,12 @@ func (b *Builder) Scalar(name string, v float32) string {
 	return name
 }
 
+// Values adds an f32 initializer holding v and returns its name.
+func (b *Builder) Values(name string, dims []int64, v ...float32) string {
+	b.inits = append(b.inits, &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), FloatData: v})
+	return name
+}
+
 // Node adds a node named after its output and returns the output's name.
 func (b *Builder) Node(op string, ins []string, out string, attrs ...*onnxpb.AttributeProto) string {
 	b.nodes = append(b.nodes, &onnxpb.NodeProto{Name: proto.String(out), OpType: proto.String(op), Input: ins, Output: []string{out}, Attribute: attrs})
@@ -76,6 +82,10 @@ func Int(name string, v int64) *onnxpb.AttributeProto {
 
 func Ints(name string, v ...int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
+}
+
+func String(name, v string) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
 }
 
 func Float(name string, v float32) *onnxpb.AttributeProto {

@@ -1,0 +1,337 @@
+package emit
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// The channels-last lowering of a 2-D convolution with one group, the form
+// the convolution schedule (toolchain/conv.mlir) tiles into register
+// blocks. Niro's tensors stay NCHW at the function's boundary; inside, the
+// convolution reads a channels-last copy of its input and writes a
+// channels-last accumulator:
+//
+//   - X is gathered into NHWC with its padding (one tensor.extract per
+//     element, zero outside X). With a column stride s > 1 it is gathered
+//     once per kernel column kw instead, Xr[kw, n, h, ow, c] =
+//     Xpad[n, h, ow·s + kw·d, c], so that inside a register block the
+//     output columns read consecutive elements (what the vectorizer needs);
+//   - W [M, C, KH, KW] is transposed to [C, KH, KW, M], so that a block's
+//     output channels are consecutive;
+//   - one generic over (n, oh, ow, m, c, kh, kw), the reduction loops in
+//     the order of docs/ops.md (c, then kh, then kw, each ascending), adds
+//     each product to an accumulator filled with zero, tagged niro.conv2d;
+//   - a final generic reads the accumulator back in NCHW order, adds the
+//     bias and rounds f16/bf16 once.
+//
+// A 1×1 convolution (any stride, dilation irrelevant) is a matrix product
+// instead: the gathered X viewed as [N·OH·OW, C] times W viewed as
+// [C, M], a niro.contraction generic that the contraction schedule
+// blocks; each element still sums over c in ascending order from zero.
+
+// convAxis is one gathered coordinate: Σ idx[i]·mul[i] − off, read from an
+// axis of extent size.
+type convAxis struct {
+	terms []convTerm
+	off   int64
+	size  int64
+}
+
+type convTerm struct {
+	idx int // loop index
+	mul int64
+}
+
+// gatherZero writes a generic of shape out whose element at idx is
+// x[axes(idx)] where every coordinate lies inside x, zero elsewhere.
+// axes[j] gives X's axis j.
+func (fe *funcEmitter) gatherZero(x, xtyp string, elemT niro.ScalarType, elem string, out []int64, axes []convAxis) string {
+	return fe.gatherPad(x, xtyp, elem, out, axes, fe.scalarConst(elemT, 0))
+}
+
+// gatherPad is gatherZero with the scalar pv outside x.
+func (fe *funcEmitter) gatherPad(x, xtyp string, elem string, out []int64, axes []convAxis, pv string) string {
+	R := len(out)
+	typ := tensorTypeOf(out, elem)
+	dst := fe.empty(out, elem, nil)
+	zero := pv
+	res := fe.tmp()
+	fe.generic(res, parallel(R), nil,
+		genericOperand{name: dst, typ: typ, elem: elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			idx := make([]string, R)
+			for j := range idx {
+				idx[j] = fe.tmp()
+				fe.line("%s = linalg.index %d : index", idx[j], j)
+			}
+			src := make([]string, len(axes))
+			inside := ""
+			for j, a := range axes {
+				v := ""
+				lo, hi := int64(0), int64(0) // range of the coordinate
+				for _, t := range a.terms {
+					term := idx[t.idx]
+					if t.mul != 1 {
+						p := fe.tmp()
+						fe.line("%s = arith.muli %s, %s : index", p, term, fe.index(t.mul))
+						term = p
+					}
+					if v == "" {
+						v = term
+					} else {
+						s := fe.tmp()
+						fe.line("%s = arith.addi %s, %s : index", s, v, term)
+						v = s
+					}
+					hi += (out[t.idx] - 1) * t.mul
+				}
+				if a.off != 0 {
+					s := fe.tmp()
+					fe.line("%s = arith.subi %s, %s : index", s, v, fe.index(a.off))
+					v = s
+				}
+				lo -= a.off
+				hi -= a.off
+				if lo >= 0 && hi < a.size {
+					src[j] = v
+					continue
+				}
+				ge, lt, in := fe.tmp(), fe.tmp(), fe.tmp()
+				fe.line("%s = arith.cmpi sge, %s, %s : index", ge, v, fe.index(0))
+				fe.line("%s = arith.cmpi slt, %s, %s : index", lt, v, fe.index(a.size))
+				fe.line("%s = arith.andi %s, %s : i1", in, ge, lt)
+				if inside != "" {
+					both := fe.tmp()
+					fe.line("%s = arith.andi %s, %s : i1", both, inside, in)
+					in = both
+				}
+				inside = in
+				src[j] = fe.clampIndex(v, a.size)
+			}
+			e := fe.tmp()
+			fe.line("%s = tensor.extract %s[%s] : %s", e, x, strings.Join(src, ", "), xtyp)
+			if inside == "" {
+				return e
+			}
+			y := fe.tmp()
+			fe.line("%s = arith.select %s, %s, %s : %s", y, inside, e, zero, elem)
+			return y
+		})
+	return res
+}
+
+// conv2dNHWC lowers op (2-D, one group, static shapes) channels-last; see
+// the comment at the top of the file.
+func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
+	x, w := op.X, op.W
+	acc, accElem := accumulator(xt.Elem, elem)
+	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
+	OH, OW := rt.Dims[2], rt.Dims[3]
+	sh, sw := op.Strides[0], op.Strides[1]
+	dh, dw := op.Dilations[0], op.Dilations[1]
+	pt, pl := op.Pads[0], op.Pads[1]
+	xname, xtyp := name(x), fe.typ(x)
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	accDims := []int64{N, OH, OW, M}
+	accTyp := tensorTypeOf(accDims, acc)
+	var sum string
+	if KH == 1 && KW == 1 {
+		// A matrix product: rows (n, oh, ow), columns m, contracted c.
+		xg := fe.gatherZero(xname, xtyp, xt.Elem, elem, []int64{N, OH, OW, C}, []convAxis{
+			{terms: []convTerm{{0, 1}}, size: N},
+			{terms: []convTerm{{3, 1}}, size: C},
+			{terms: []convTerm{{1, sh}}, off: pt, size: H},
+			{terms: []convTerm{{2, sw}}, off: pl, size: W},
+		})
+		rows := N * OH * OW
+		x2t := tensorTypeOf([]int64{rows, C}, elem)
+		x2 := fe.tmp()
+		fe.line("%s = tensor.collapse_shape %s [[0, 1, 2], [3]] : %s into %s", x2, xg, tensorTypeOf([]int64{N, OH, OW, C}, elem), x2t)
+		w2t := tensorTypeOf([]int64{M, C}, elem)
+		w2 := fe.tmp()
+		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", w2, name(w), fe.typ(w), w2t)
+		// [C, M], so the matrix product reads its right operand row-major.
+		wT := fe.tmp()
+		wTt := tensorTypeOf([]int64{C, M}, elem)
+		fe.generic(wT, parallel(2),
+			[]genericOperand{{name: w2, typ: w2t, elem: elem, amap: affineMap(2, []string{"d1", "d0"})}},
+			genericOperand{name: fe.empty([]int64{C, M}, elem, nil), typ: wTt, elem: elem, amap: identityMap(2)},
+			"", func(args []string) string { return args[0] })
+		mmTyp := tensorTypeOf([]int64{rows, M}, acc)
+		filled := fe.fill(fe.empty([]int64{rows, M}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
+		mm := fe.tmp()
+		fe.generic(mm, []string{"parallel", "parallel", "reduction"},
+			[]genericOperand{
+				{name: x2, typ: x2t, elem: elem, amap: affineMap(3, []string{"d0", "d2"})},
+				{name: wT, typ: wTt, elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
+			},
+			genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
+			"niro.contraction", func(args []string) string {
+				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+				p, s := fe.tmp(), fe.tmp()
+				fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+				fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+				return s
+			})
+		sum = fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0, 1, 2], [3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), mmTyp, accTyp)
+	} else {
+		Hp := (OH-1)*sh + (KH-1)*dh + 1
+		var xp, xpTyp string
+		var xExprs []string
+		hAxis := convAxis{terms: []convTerm{{1, 1}}, off: pt, size: H}
+		if sw == 1 {
+			Wp := OW + (KW-1)*dw
+			dims := []int64{N, Hp, Wp, C}
+			xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+				{terms: []convTerm{{0, 1}}, size: N},
+				{terms: []convTerm{{3, 1}}, size: C},
+				hAxis,
+				{terms: []convTerm{{2, 1}}, off: pl, size: W},
+			})
+			xpTyp = tensorTypeOf(dims, elem)
+			xExprs = []string{d(0), windowExpr(d(1), sh, d(5), dh), windowExpr(d(2), 1, d(6), dw), d(4)}
+		} else {
+			dims := []int64{KW, N, Hp, OW, C}
+			hAxis.terms[0].idx = 2
+			xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+				{terms: []convTerm{{1, 1}}, size: N},
+				{terms: []convTerm{{4, 1}}, size: C},
+				hAxis,
+				{terms: []convTerm{{3, sw}, {0, dw}}, off: pl, size: W},
+			})
+			xpTyp = tensorTypeOf(dims, elem)
+			xExprs = []string{d(6), d(0), windowExpr(d(1), sh, d(5), dh), d(2), d(4)}
+		}
+		wtDims := []int64{C, KH, KW, M}
+		wtTyp := tensorTypeOf(wtDims, elem)
+		wT := fe.tmp()
+		fe.generic(wT, parallel(4),
+			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
+			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
+			"", func(args []string) string { return args[0] })
+		filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
+		sum = fe.tmp()
+		fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
+			[]genericOperand{
+				{name: xp, typ: xpTyp, elem: elem, amap: affineMap(7, xExprs)},
+				{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
+			},
+			genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
+			convTag("niro.conv2d", M), func(args []string) string {
+				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+				p, s := fe.tmp(), fe.tmp()
+				fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+				fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+				return s
+			})
+	}
+	fe.convBackToNCHW(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// convBackToNCHW writes op's result from the NHWC accumulator sum: the
+// bias added, 16-bit floats rounded once.
+func (fe *funcEmitter) convBackToNCHW(op *niro.Conv, rt, xt niro.TensorType, elem, sum, accTyp, acc string) {
+	res := op.Result
+	ins := []genericOperand{{name: sum, typ: accTyp, elem: acc, amap: affineMap(4, []string{"d0", "d2", "d3", "d1"})}}
+	if op.HasBias() {
+		ins = append(ins, genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})})
+	}
+	fe.generic(name(res), parallel(4), ins,
+		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
+				y = s
+			}
+			return fe.narrow(xt.Elem, y)
+		})
+}
+
+// depthwiseNHWC lowers a 2-D depthwise Conv (groups = C = M, one input
+// channel per output channel) channels-last, as conv2dNHWC does: X
+// gathered into NHWC with its padding (per kernel column for a column
+// stride above 1), W [C, 1, KH, KW] read as [KH, KW, C], and one generic
+// over (n, oh, ow, c, kh, kw) tagged niro.dwconv2d that adds each product
+// in the order (kh, kw) ascending from zero (the group's single channel:
+// the order of docs/ops.md). The convolution schedule blocks it over
+// output columns × channels.
+func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
+	x, w := op.X, op.W
+	acc, accElem := accumulator(xt.Elem, elem)
+	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+	KH, KW := wt.Dims[2], wt.Dims[3]
+	OH, OW := rt.Dims[2], rt.Dims[3]
+	sh, sw := op.Strides[0], op.Strides[1]
+	dh, dw := op.Dilations[0], op.Dilations[1]
+	pt, pl := op.Pads[0], op.Pads[1]
+	xname, xtyp := name(x), fe.typ(x)
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	Hp := (OH-1)*sh + (KH-1)*dh + 1
+	hAxis := convAxis{terms: []convTerm{{1, 1}}, off: pt, size: H}
+	var xp, xpTyp string
+	var xExprs []string
+	if sw == 1 {
+		dims := []int64{N, Hp, OW + (KW-1)*dw, C}
+		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+			{terms: []convTerm{{0, 1}}, size: N},
+			{terms: []convTerm{{3, 1}}, size: C},
+			hAxis,
+			{terms: []convTerm{{2, 1}}, off: pl, size: W},
+		})
+		xpTyp = tensorTypeOf(dims, elem)
+		xExprs = []string{d(0), windowExpr(d(1), sh, d(4), dh), windowExpr(d(2), 1, d(5), dw), d(3)}
+	} else {
+		dims := []int64{KW, N, Hp, OW, C}
+		hAxis.terms[0].idx = 2
+		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+			{terms: []convTerm{{1, 1}}, size: N},
+			{terms: []convTerm{{4, 1}}, size: C},
+			hAxis,
+			{terms: []convTerm{{3, sw}, {0, dw}}, off: pl, size: W},
+		})
+		xpTyp = tensorTypeOf(dims, elem)
+		xExprs = []string{d(5), d(0), windowExpr(d(1), sh, d(4), dh), d(2), d(3)}
+	}
+	wtDims := []int64{KH, KW, C}
+	wtTyp := tensorTypeOf(wtDims, elem)
+	wT := fe.tmp()
+	fe.generic(wT, parallel(3),
+		[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
+		genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
+		"", func(args []string) string { return args[0] })
+	accDims := []int64{N, OH, OW, C}
+	accTyp := tensorTypeOf(accDims, acc)
+	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xp, typ: xpTyp, elem: elem, amap: affineMap(6, xExprs)},
+			{name: wT, typ: wtTyp, elem: elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
+		convTag("niro.dwconv2d", C), func(args []string) string {
+			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+			p, s := fe.tmp(), fe.tmp()
+			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+			return s
+		})
+	fe.convBackToNCHW(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// convTag returns the schedule's tag for a channels-last generic whose
+// vectorized (channel) axis has extent c, or none for c = 1: the schedule
+// has nothing to vectorize there (and its unit-dimension folding does not
+// terminate on such a block in MLIR 22), so the generic stays a loop nest.
+func convTag(tag string, c int64) string {
+	if c < 2 {
+		return ""
+	}
+	return tag
+}

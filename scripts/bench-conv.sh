@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Times the convolution schedule against ONNX Runtime (one thread) in one
+# run, alternating, ROUNDS times (default 3): the ResNet 3×3 convolution
+# (1×64×56×56 → 64, pads 1), the scheduled matrix product of equal work
+# (3136×576 by 576×64), a depthwise 3×3 (1×144×56×56, group 144) and a 1×1
+# (1×64×56×56 → 256), as one-node models from scripts/genconv, on random
+# inputs. Prints the median and min in µs and GFLOP/s from the min. Needs
+# the LLVM/MLIR 22 tools and onnxruntime-node under $NODE_PATH.
+#
+#   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! command -v go >/dev/null 2>&1; then export PATH="/usr/local/go/bin:$PATH"; fi
+rounds="${1:-3}" runs="${2:-50}"
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/niro" .
+go run ./scripts/genconv -o "$tmp"
+echo "cpu: $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1), $(nproc) cores; $runs runs per median"
+declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [depthwise3x3]="x=1x144x56x56" [pointwise1x1]="x=1x64x56x56")
+declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512 [pointwise1x1]=102760448)
+gflops() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['median_us']:.0f} us median, {d['min_us']:.0f} us min, {float(sys.argv[2])/d['min_us']/1e3:.1f} GFLOP/s\")" "$1" "$2"; }
+for _ in $(seq "$rounds"); do
+  for m in resnet3x3 matmul depthwise3x3 pointwise1x1; do
+    echo "$m niro $(gflops "$("$tmp/niro" bench "$tmp/$m.onnx" --runs "$runs" --json)" "${flop[$m]}")"
+    echo "$m ort  $(gflops "$(node scripts/ort-bench.mjs "$tmp/$m.onnx" "$runs" ${shapes[$m]})" "${flop[$m]}")"
+  done
+done

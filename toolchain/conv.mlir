@@ -1,0 +1,276 @@
+// The convolution schedule: a transform-dialect library of its own ("conv"
+// in passes.txt, entry point @niro_conv), run before the contraction
+// schedule, over every static linalg.generic carrying the unit attribute
+// `niro.conv2d`: a 2-D convolution as emit writes it channels-last (see
+// emit/conv_nhwc.go), with loops (n, oh, ow, m, c, kh, kw), the input
+// gathered and padded in NHWC (or once per kernel column, for a column
+// stride above 1), the filter in [C, KH, KW, M] and the accumulator in
+// NHWC. Each such op is
+//
+//   1. tiled into register blocks: one output row, OW_T = 8 output
+//      columns by M_T output channels (32 for f32, 16 for f64: 8 columns
+//      of two or four 64-byte vectors, 16 or 8 registers of accumulator),
+//      the channel loop inside the column loop;
+//   2. peeled: an output width or channel count the block does not divide
+//      gets one smaller block of its own (static after canonicalization);
+//   3. tiled by 1 along c, kh and kw, in that order (c outermost), so that
+//      every output element of the block adds its terms in the order of
+//      docs/ops.md: c ascending, within it kh, within it kw;
+//   4. rid of the unit loops of each step (fold_unit_extent_dims), which
+//      leaves an element-wise generic acc[ow, m] += x[ow] · w[m], and
+//      vectorized: per step one vector of the filter row, one broadcast
+//      input element per output column, a vector multiply and a vector add
+//      for each (arith.mulf then arith.addf, two roundings; no
+//      vector.contract, whose lowerings emit vector.fma);
+//   5. given its accumulator in registers: the block's read and write of
+//      the result are hoisted out of the kw, kh and c loops;
+//   6. (2-D convolutions) the kw loop is unrolled by 3, whole for 3-wide
+//      kernels, a remainder loop otherwise; the steps keep their order.
+//
+// Exactness: the schedule only reorders whole output elements and keeps
+// each element's sum in the naive loop nest's order, from the fill's zero,
+// each product and each sum rounded on its own. The result has the bits of
+// the naive nest (tested by TestE2EConvExact against host-O0 and a Go loop).
+//
+// The library's sequences are named conv_* so that they cannot clash with
+// the contraction library's (both are preloaded into one interpreter).
+module attributes {transform.with_named_sequence} {
+
+  transform.named_sequence @conv_peel(%loops: !transform.op<"scf.for"> {transform.consumed}) {
+    %main, %rest = transform.loop.peel %loops : (!transform.op<"scf.for">) -> (!transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.yield
+  }
+
+  // Unrolls a kernel-column loop by 3 (whole for the common 3-wide
+  // kernels; the steps keep their order).
+  transform.named_sequence @conv_unroll3(%loop: !transform.op<"scf.for"> {transform.consumed}) {
+    transform.loop.unroll %loop {factor = 3} : !transform.op<"scf.for">
+    transform.yield
+  }
+
+  // A static 2-D convolution block with 32-bit or 64-bit accumulator.
+  transform.named_sequence @conv_match_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c7 = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c7 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_f64(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c7 = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c7 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark32(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv_block32" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark16(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv_block16" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+
+  // Steps 1 and 2 for one block width.
+  transform.named_sequence @conv_tile32(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 32, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile16(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 16, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+  // Steps 3 to 5 for one block.
+  transform.named_sequence @conv_steps(%block: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lc {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+
+  // A static depthwise 2-D convolution (loops n, oh, ow, c, kh, kw).
+  transform.named_sequence @conv_match_dw_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c6 = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c6 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dw_f64(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c6 = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c6 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_dw32(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.dw_block32" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark_dw16(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.dw_block16" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_tile_dw32(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lc = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 32, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lc) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile_dw16(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lc = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 16, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lc) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // Steps 3 to 5 for one depthwise block (kh, then kw).
+  transform.named_sequence @conv_steps_dw(%block: !transform.any_op {transform.consumed}) {
+    %step, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lkh {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.yield
+  }
+
+  transform.named_sequence @niro_conv(%root: !transform.any_op {transform.readonly}) {
+    %tagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %tagged
+        @conv_match_f32 -> @conv_mark32,
+        @conv_match_f64 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
+    %dwconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %pools = transform.structured.match ops{["linalg.generic"]} attributes {niro.pool2d} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dwtagged = transform.merge_handles %dwconvs, %pools : !transform.any_op
+    transform.foreach_match restrict_root in %dwtagged
+        @conv_match_dw_f32 -> @conv_mark_dw32,
+        @conv_match_dw_f64 -> @conv_mark_dw16
+      : (!transform.any_op) -> !transform.any_op
+    %t32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile32 failures(propagate) (%t32) : (!transform.any_op) -> ()
+    %t16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile16 failures(propagate) (%t16) : (!transform.any_op) -> ()
+    %d32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_dw32 failures(propagate) (%d32) : (!transform.any_op) -> ()
+    %d16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_dw16 failures(propagate) (%d16) : (!transform.any_op) -> ()
+    // Make every peeled block static.
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %b16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %blocks = transform.merge_handles %b32, %b16 : !transform.any_op
+    transform.foreach %blocks : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %db32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %db16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dblocks = transform.merge_handles %db32, %db16 : !transform.any_op
+    transform.foreach %dblocks : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_dw failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
