@@ -43,13 +43,6 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	if dest == "" {
 		dest = stem(c.File) + gpuKindExt[c.Emit]
 	}
-	if c.Emit == "runtime" {
-		rt, err := toolchain.GPURuntime(target.Vendor)
-		if err != nil {
-			return err
-		}
-		return writeOutput(env, dest, []byte(rt))
-	}
 	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
 	if err != nil {
 		return err
@@ -67,12 +60,24 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	if err != nil {
 		return err
 	}
+	kind := toolchain.Kind(c.Emit)
+	if kind == toolchain.KindRuntime {
+		// The runtime defines exactly what the model's launcher calls.
+		kind = toolchain.KindLL
+	}
 	res, err := tc.BuildGPU(ctx, toolchain.GPURequest{
 		MLIR: out.MLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
-		DeviceBuffers: c.DeviceBuffers, Kernels: kernels, Device: device, Emit: toolchain.Kind(c.Emit),
+		DeviceBuffers: c.DeviceBuffers, Kernels: kernels, Device: device, Emit: kind,
 	})
 	if err != nil {
 		return err
+	}
+	if c.Emit == "runtime" {
+		rt, err := toolchain.GPURuntime(target.Vendor, toolchain.LauncherRuntimeCalls(res.LL))
+		if err != nil {
+			return err
+		}
+		return writeOutput(env, dest, []byte(rt))
 	}
 	var data []byte
 	switch toolchain.Kind(c.Emit) {
