@@ -179,7 +179,7 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 	if err != nil {
 		return nil, err
 	}
-	if res.MLIR, err = DeviceMemory(kernels, DeviceMemoryOptions{Entry: req.Entry, NumOutputs: req.NumOutputs, DeviceBuffers: req.DeviceBuffers}); err != nil {
+	if res.MLIR, err = DeviceMemory(kernels, DeviceMemoryOptions{Entry: req.Entry, NumOutputs: req.NumOutputs, DeviceBuffers: req.DeviceBuffers, Vendor: req.Target.Vendor}); err != nil {
 		return nil, err
 	}
 	if req.Emit == KindMLIR {

@@ -350,3 +350,52 @@ func TestGPUDeviceMathRefusedAMD(t *testing.T) {
 		t.Fatalf("error %v, want a DeviceLibraryError naming math.erf", err)
 	}
 }
+
+// TestGPUSqrtExact: math.sqrt needs no device library: PTX's correctly
+// rounded sqrt.rn on NVIDIA, the AMDGPU backend's correctly rounded
+// expansion of llvm.sqrt on AMD.
+func TestGPUSqrtExact(t *testing.T) {
+	tc := needTools(t)
+	src := `#v = affine_map<(d0) -> (d0)>
+func.func @sq(%a: tensor<40xf32>, %b: tensor<40xf64>) -> (tensor<40xf32>, tensor<40xf64>) {
+  %e = tensor.empty() : tensor<40xf32>
+  %r = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%a : tensor<40xf32>) outs(%e : tensor<40xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.sqrt %x : f32
+    linalg.yield %s : f32
+  } -> tensor<40xf32>
+  %e2 = tensor.empty() : tensor<40xf64>
+  %r2 = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%b : tensor<40xf64>) outs(%e2 : tensor<40xf64>) {
+  ^bb0(%x: f64, %o: f64):
+    %s = math.sqrt %x : f64
+    linalg.yield %s : f64
+  } -> tensor<40xf64>
+  return %r, %r2 : tensor<40xf32>, tensor<40xf64>
+}
+`
+	for target, want := range map[string][]string{
+		"nvidia:sm_90": {"sqrt.rn.f32", "sqrt.rn.f64"},
+		"amd:gfx942":   {"v_sqrt_f32", "v_rsq_f64"},
+	} {
+		tg, _ := ParseGPUTarget(target)
+		kind := KindPTX
+		if tg.Vendor == AMD {
+			kind = KindISA
+		}
+		res, err := tc.BuildGPU(context.Background(), GPURequest{
+			MLIR: src, Target: tg, Entry: "sq", NumOutputs: 2,
+			Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, tg.Pipeline()), Emit: kind,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", target, err)
+		}
+		for _, w := range want {
+			if !strings.Contains(string(res.Kernels), w) {
+				t.Errorf("%s: no %s in the kernels", target, w)
+			}
+		}
+		if strings.Contains(string(res.Kernels), "sqrt.approx") || strings.Contains(string(res.Kernels), "__nv_") || strings.Contains(string(res.Kernels), "__ocml_") {
+			t.Errorf("%s: an approximate or library sqrt", target)
+		}
+	}
+}

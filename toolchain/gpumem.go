@@ -15,6 +15,8 @@ type DeviceMemoryOptions struct {
 	// passes device pointers); otherwise the entry takes host pointers and
 	// copies them in and out.
 	DeviceBuffers bool
+	// Vendor picks the sqrt intrinsic (see exactSqrt); empty: NVIDIA.
+	Vendor GPUVendor
 }
 
 // DeviceMemory rewrites a module that gpu-kernel-outlining has left (host
@@ -62,7 +64,7 @@ func DeviceMemory(mlir string, o DeviceMemoryOptions) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			kernels = append(kernels, k)
+			kernels = append(kernels, exactSqrt(k, o.Vendor))
 		case it.kind == "func.func" && it.hasBody:
 			text, err := deviceFunc(it, kmod)
 			if err != nil {
@@ -317,6 +319,29 @@ func hostEntry(it topItem, numOutputs int) (string, error) {
 	}
 	b.WriteString("    return\n  }\n")
 	return b.String(), nil
+}
+
+var sqrtRE = regexp.MustCompile(`(?m)^(\s*%[\w]+ = )math\.sqrt (%[\w]+) : (f32|f64)$`)
+
+// exactSqrt turns the kernels' scalar math.sqrt into a call of an LLVM
+// intrinsic that needs no device library (convert-gpu-to-nvvm and -rocdl
+// would call libdevice's __nv_sqrtf or ocml's __ocml_sqrt_f32, and they
+// turn llvm.intr.sqrt into those calls too): llvm.nvvm.sqrt.rn.f/.d, PTX's
+// correctly rounded sqrt.rn, on NVIDIA; llvm.sqrt on AMD, which the AMDGPU
+// backend expands correctly rounded when no fast-math flag allows less.
+// Either way it is the host's sqrt, bit for bit.
+func exactSqrt(kernel string, vendor GPUVendor) string {
+	return sqrtRE.ReplaceAllStringFunc(kernel, func(m string) string {
+		g := sqrtRE.FindStringSubmatch(m)
+		name := "llvm.nvvm.sqrt.rn.f"
+		if g[3] == "f64" {
+			name = "llvm.nvvm.sqrt.rn.d"
+		}
+		if vendor == AMD {
+			name = "llvm.sqrt." + g[3]
+		}
+		return fmt.Sprintf("%sllvm.call_intrinsic %q(%s) : (%s) -> %s", g[1], name, g[2], g[3], g[3])
+	})
 }
 
 // splitArgs splits a parameter list at the commas outside <>, (), [] and {}.
