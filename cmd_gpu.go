@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 
+	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -13,14 +14,14 @@ type GPUFlags struct {
 
 // gpuKindExt are the default extensions of the GPU outputs.
 var gpuKindExt = map[string]string{
-	"mlir": ".gpu.mlir", "llvm-dialect": ".llvm.mlir", "ll": ".ll", "obj": ".o",
+	"mlir": ".gpu.mlir", "header": ".h", "llvm-dialect": ".llvm.mlir", "ll": ".ll", "obj": ".o",
 	"ptx": ".ptx", "isa": ".s", "hsaco": ".hsaco", "runtime": ".runtime.ll",
 }
 
 // gpuKinds lists the --emit kinds each vendor takes.
 var gpuKinds = map[toolchain.GPUVendor][]string{
-	toolchain.NVIDIA: {"mlir", "llvm-dialect", "ll", "obj", "ptx", "runtime"},
-	toolchain.AMD:    {"mlir", "llvm-dialect", "ll", "obj", "isa", "hsaco", "runtime"},
+	toolchain.NVIDIA: {"mlir", "llvm-dialect", "ll", "obj", "header", "ptx", "runtime"},
+	toolchain.AMD:    {"mlir", "llvm-dialect", "ll", "obj", "header", "isa", "hsaco", "runtime"},
 }
 
 // runGPU is `niro compile --target nvidia:sm_NN|amd:gfxNNN`.
@@ -46,6 +47,14 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
 	if err != nil {
 		return err
+	}
+	if c.Emit == "header" {
+		// The GPU entry has the host's signature (docs/gpu.md, "The ABI").
+		h, err := emit.Header(out)
+		if err != nil {
+			return err
+		}
+		return writeOutput(env, dest, []byte(h))
 	}
 	kernels, err := lookupPipeline(toolchain.GPUKernelsPipeline)
 	if err != nil {
