@@ -117,8 +117,8 @@ type TargetFlags struct {
 // CompileCmd is `niro compile`.
 type CompileCmd struct {
 	File    string `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
-	Target  string `help:"Target: host. (nvidia:sm_NN and amd:gfxNNN are planned.)" default:"host"`
-	Emit    string `help:"Output kind: mlir, llvm-dialect, ll, obj, asm or header." enum:"mlir,llvm-dialect,ll,obj,asm,header,ptx,isa,hsaco,runtime" default:"obj"`
+	Target  string `help:"Target: host, nvidia:sm_NN (such as nvidia:sm_90) or amd:gfxNNN (such as amd:gfx942); docs/gpu.md." default:"host"`
+	Emit    string `help:"Output kind: mlir, llvm-dialect, ll, obj, asm or header; for GPU targets also ptx (NVIDIA), isa and hsaco (AMD) and runtime." enum:"mlir,llvm-dialect,ll,obj,asm,header,ptx,isa,hsaco,runtime" default:"obj"`
 	Output  string `short:"o" help:"Output file; - for standard output. Without -o the output goes beside the model (its stem plus the kind's extension) and niro prints the path it wrote to standard error." placeholder:"FILE"`
 	Weights string `help:"Where large weights go for obj: embed (in the object, symbol NAME_weights) or file (a .weights file beside the output)." enum:"embed,file" default:"embed"`
 	Name    string `help:"Symbol of the entry function (default: the graph's name made a C identifier); the embedded weights are NAME_weights." placeholder:"NAME"`
@@ -126,6 +126,7 @@ type CompileCmd struct {
 	PrintIRAfterAll bool `name:"print-ir-after-all" help:"Print the MLIR after each pass of the pipeline to standard error (mlir-opt --mlir-print-ir-after-all)."`
 	ShapeFlags
 	PipelineFlag
+	GPUFlags
 }
 
 var kindExt = map[string]string{
@@ -135,10 +136,7 @@ var kindExt = map[string]string{
 // Run compiles the model through the pipeline as far as the kind needs.
 func (c *CompileCmd) Run(env *Env) error {
 	if c.Target != "host" {
-		if strings.HasPrefix(c.Target, "nvidia:") || strings.HasPrefix(c.Target, "amd:") {
-			return usagef("target %s: GPU targets are not implemented yet", c.Target)
-		}
-		return usagef("unknown target %q (want host, nvidia:sm_NN or amd:gfxNNN)", c.Target)
+		return c.runGPU(env) // cmd_gpu.go
 	}
 	if _, ok := kindExt[c.Emit]; !ok {
 		return usagef("--emit %s is for GPU targets, not host", c.Emit)
