@@ -50,10 +50,14 @@ type RunCmd struct {
 	InputFlags
 	ShapeFlags
 	PipelineFlag
+	InterpFlag
 }
 
 // Run compiles the model for the host, runs it once and writes the outputs.
 func (c *RunCmd) Run(env *Env) error {
+	if c.Interp {
+		return c.runInterp(env)
+	}
 	ctx := context.Background()
 	given, err := c.read()
 	if err != nil {
@@ -112,11 +116,15 @@ type TestCmd struct {
 	Atol float64  `help:"Absolute tolerance." default:"1e-7"`
 	ShapeFlags
 	PipelineFlag
+	InterpFlag
 }
 
 // Run compiles the model for each distinct input signature, runs every
 // folder and compares each output, one line per output.
 func (c *TestCmd) Run(env *Env) error {
+	if c.Interp {
+		return c.testInterp(env)
+	}
 	ctx := context.Background()
 	mf, err := openModel(c.File, c.ShapeFlags)
 	if err != nil {
