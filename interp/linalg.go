@@ -165,6 +165,23 @@ func biasOf[F float](b *tensor, get func(*tensor) []F) []F {
 func convT[F float](xs, ws, bs, os []F, wn win3, N, CG, M, MG, C, plane, oplane, kvol int) {
 	OD, OH, OW := wn.out[0], wn.out[1], wn.out[2]
 	ID, IH, IW := wn.in[0], wn.in[1], wn.in[2]
+	K2 := wn.k[2]
+	// Per kernel column kw: the output range along w whose reads are
+	// inside, and the read offset.
+	ow0s, ow1s, offs := make([]int, K2), make([]int, K2), make([]int, K2)
+	lo, hi := 0, OW
+	for kw := 0; kw < K2; kw++ {
+		off := kw*wn.d[2] - wn.lo[2]
+		ow0, ow1 := 0, OW
+		for ow0 < OW && ow0*wn.s[2]+off < 0 {
+			ow0++
+		}
+		for ow1 > ow0 && (ow1-1)*wn.s[2]+off >= IW {
+			ow1--
+		}
+		ow0s[kw], ow1s[kw], offs[kw] = ow0, ow1, off
+		lo, hi = max(lo, ow0), min(hi, ow1)
+	}
 	for n := 0; n < N; n++ {
 		for m := 0; m < M; m++ {
 			g := m / MG
@@ -174,56 +191,67 @@ func convT[F float](xs, ws, bs, os []F, wn win3, N, CG, M, MG, C, plane, oplane,
 				wk := ws[(m*CG+c)*kvol : (m*CG+c+1)*kvol]
 				for kd := 0; kd < wn.k[0]; kd++ {
 					for kh := 0; kh < wn.k[1]; kh++ {
-						for kw := 0; kw < wn.k[2]; kw++ {
-							wv := wk[(kd*wn.k[1]+kh)*wn.k[2]+kw]
-							finite := !math.IsInf(float64(wv), 0) && wv == wv
-							zp := F(0 * wv) // the product of a padding read
-							// The output range along w whose reads are inside.
-							off := kw*wn.d[2] - wn.lo[2]
-							ow0, ow1 := 0, OW
-							for ow0 < OW && ow0*wn.s[2]+off < 0 {
-								ow0++
-							}
-							for ow1 > ow0 && (ow1-1)*wn.s[2]+off >= IW {
-								ow1--
-							}
-							for od := 0; od < OD; od++ {
-								id := od*wn.s[0] + kd*wn.d[0] - wn.lo[0]
-								for oh := 0; oh < OH; oh++ {
-									ih := oh*wn.s[1] + kh*wn.d[1] - wn.lo[1]
-									row := acc[(od*OH+oh)*OW : (od*OH+oh+1)*OW]
-									if id < 0 || id >= ID || ih < 0 || ih >= IH {
-										if !finite {
-											for j := range row {
-												row[j] += zp
-											}
-										}
-										continue
-									}
-									if !finite {
-										for j := 0; j < ow0; j++ {
-											row[j] += zp
-										}
-										for j := ow1; j < OW; j++ {
-											row[j] += zp
+						wrow := wk[(kd*wn.k[1]+kh)*K2 : (kd*wn.k[1]+kh+1)*K2]
+						finite := true
+						for _, wv := range wrow {
+							finite = finite && !math.IsInf(float64(wv), 0) && wv == wv
+						}
+						for od := 0; od < OD; od++ {
+							id := od*wn.s[0] + kd*wn.d[0] - wn.lo[0]
+							for oh := 0; oh < OH; oh++ {
+								ih := oh*wn.s[1] + kh*wn.d[1] - wn.lo[1]
+								row := acc[(od*OH+oh)*OW : (od*OH+oh+1)*OW]
+								inside := id >= 0 && id < ID && ih >= 0 && ih < IH
+								if !finite {
+									convRowSlow(row, xc, wrow, inside, (id*IH+ih)*IW, wn.s[2], ow0s, ow1s, offs)
+									continue
+								}
+								if !inside {
+									continue // finite weights: the padding's ±0 products change nothing
+								}
+								xr := xc[(id*IH+ih)*IW : (id*IH+ih+1)*IW]
+								// Edges: each column's terms in kw order, where inside.
+								for ow := 0; ow < OW; ow++ {
+									if ow == lo && lo < hi {
+										ow = hi
+										if ow >= OW {
+											break
 										}
 									}
-									xr := xc[(id*IH+ih)*IW : (id*IH+ih+1)*IW]
-									if ow0 >= ow1 {
-										continue
-									}
-									if wn.s[2] == 1 {
-										src := xr[ow0+off : ow1+off]
-										dst := row[ow0:ow1]
-										dst = dst[:len(src)]
-										for j, v := range src {
-											dst[j] += F(v * wv)
-										}
-									} else {
-										for j := ow0; j < ow1; j++ {
-											row[j] += F(xr[j*wn.s[2]+off] * wv)
+									sum := row[ow]
+									for kw, wv := range wrow {
+										if ow >= ow0s[kw] && ow < ow1s[kw] {
+											sum += F(xr[ow*wn.s[2]+offs[kw]] * wv)
 										}
 									}
+									row[ow] = sum
+								}
+								if lo >= hi {
+									continue
+								}
+								// Interior: every column inside.
+								if K2 == 3 && wn.s[2] == 1 {
+									w0, w1, w2 := wrow[0], wrow[1], wrow[2]
+									x0 := xr[lo+offs[0] : hi+offs[0]]
+									x1 := xr[lo+offs[1] : hi+offs[1]]
+									x2 := xr[lo+offs[2] : hi+offs[2]]
+									dst := row[lo:hi]
+									x0, x1, x2 = x0[:len(dst)], x1[:len(dst)], x2[:len(dst)]
+									for j, sum := range dst {
+										sum += F(x0[j] * w0)
+										sum += F(x1[j] * w1)
+										sum += F(x2[j] * w2)
+										dst[j] = sum
+									}
+									continue
+								}
+								for ow := lo; ow < hi; ow++ {
+									sum := row[ow]
+									base := ow * wn.s[2]
+									for kw, wv := range wrow {
+										sum += F(xr[base+offs[kw]] * wv)
+									}
+									row[ow] = sum
 								}
 							}
 						}
@@ -236,6 +264,23 @@ func convT[F float](xs, ws, bs, os []F, wn win3, N, CG, M, MG, C, plane, oplane,
 				}
 			}
 		}
+	}
+}
+
+// convRowSlow adds one kernel row's terms to an output row where some
+// weight is ±inf or NaN: a read in the padding is a zero whose product
+// (NaN) is added too, as the compiled code's zero-padded input gives.
+func convRowSlow[F float](row, xc, wrow []F, inside bool, rowOff, stride int, ow0s, ow1s, offs []int) {
+	for ow := range row {
+		sum := row[ow]
+		for kw, wv := range wrow {
+			if inside && ow >= ow0s[kw] && ow < ow1s[kw] {
+				sum += F(xc[rowOff+ow*stride+offs[kw]] * wv)
+			} else {
+				sum += F(0 * wv)
+			}
+		}
+		row[ow] = sum
 	}
 }
 
