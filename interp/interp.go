@@ -547,3 +547,42 @@ func polyOrLibm(k niro.UnaryKind, x float32, opts Options) float32 {
 	}
 	return float32(math64(k, float64(x)))
 }
+
+// EvalOp evaluates one pure op (no regions, successors, calls or globals)
+// on operand values given as packed tensors (a scalar operand as a rank-0
+// tensor) and returns its results the same way. Constant folding uses it.
+func EvalOp(op niro.Op, operands []tensorio.Tensor, opts Options) ([]tensorio.Tensor, error) {
+	if err := supported(op); err != nil {
+		return nil, err
+	}
+	switch op.(type) {
+	case *niro.Const, *niro.GetGlobal, *niro.Call, *niro.If, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.UnknownOp:
+		return nil, fmt.Errorf("%w: %s is not a pure op", ErrUnsupported, op.Name())
+	}
+	vals := op.Operands()
+	if len(operands) != len(vals) {
+		return nil, fmt.Errorf("%s takes %d operands, got %d", op.Name(), len(vals), len(operands))
+	}
+	ins := make([]*tensor, len(operands))
+	for i, o := range operands {
+		t, err := decode(o.Elem, o.Dims, o.Data)
+		if err != nil {
+			return nil, err
+		}
+		_, t.scalar = vals[i].Type.(niro.ScalarType)
+		ins[i] = t
+	}
+	rd, err := resultDims(op, ins)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := compute(op, ins, rd, opts)
+	if err != nil {
+		return nil, err
+	}
+	res := make([]tensorio.Tensor, len(outs))
+	for i, o := range outs {
+		res[i] = o.encode()
+	}
+	return res, nil
+}
