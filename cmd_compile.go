@@ -57,6 +57,7 @@ type CompileCmd struct {
 	Emit    string `help:"Output kind: mlir, llvm-dialect, ll, obj, asm or header." enum:"mlir,llvm-dialect,ll,obj,asm,header,ptx,isa,hsaco,runtime" default:"obj"`
 	Output  string `short:"o" help:"Output file (default: the model's stem plus the kind's extension; - for standard output)." placeholder:"FILE"`
 	Weights string `help:"Where large weights go for obj: embed (in the object, symbol NAME_weights) or file (a .weights file beside the output)." enum:"embed,file" default:"embed"`
+	Passes  string `name:"passes" help:"Niro IR passes to run before emitting (dce, cse, fold, simplify; docs/passes.md)." default:"dce" placeholder:"LIST"`
 	ShapeFlags
 	PipelineFlag
 }
@@ -76,7 +77,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	if _, ok := kindExt[c.Emit]; !ok {
 		return usagef("--emit %s is for GPU targets, not host", c.Emit)
 	}
-	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
+	out, err := emitModelPasses(c.File, c.ShapeFlags, env.emitOptions(), c.Passes)
 	if err != nil {
 		return err
 	}

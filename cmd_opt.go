@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/opt"
 )
 
@@ -27,4 +28,21 @@ func (c *OptCmd) Run(env *Env) error {
 		return diagnostics(c.File, err)
 	}
 	return writeOutput(env, c.Output, []byte(m.String()))
+}
+
+// emitModelPasses loads a model, runs the passes named in list and emits
+// it.
+func emitModelPasses(path string, flags ShapeFlags, opts emit.Options, list string) (*emit.Output, error) {
+	ps, err := opt.Parse(list)
+	if err != nil {
+		return nil, usagef("--passes: %v", err)
+	}
+	m, err := loadModule(path, flags)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Run(m, ps, opt.Options{}); err != nil {
+		return nil, diagnostics(path, err)
+	}
+	return emit.Module(m, opts)
 }
