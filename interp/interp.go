@@ -407,6 +407,19 @@ func resultDims(op niro.Op, ins []*tensor) ([][]int64, error) {
 	out := make([][]int64, len(res))
 	dynamic := false
 	for i, r := range res {
+		if r.Type == nil {
+			// An op not yet given results (the importer folds before it
+			// defines them): the type rule gives them.
+			ts, err := niro.InferResults(op)
+			if err != nil {
+				return nil, err
+			}
+			res = make([]niro.Value, len(ts))
+			for j, t := range ts {
+				res[j] = niro.Value{Type: t}
+			}
+			return resultDims(&typed{op, res}, ins)
+		}
 		switch t := r.Type.(type) {
 		case niro.ScalarType:
 		case niro.TensorType:
@@ -586,3 +599,11 @@ func EvalOp(op niro.Op, operands []tensorio.Tensor, opts Options) ([]tensorio.Te
 	}
 	return res, nil
 }
+
+// typed is an op seen with the given result values (for resultDims).
+type typed struct {
+	niro.Op
+	res []niro.Value
+}
+
+func (t *typed) Results() []niro.Value { return t.res }
