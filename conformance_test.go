@@ -23,6 +23,7 @@ import (
 
 var (
 	updateConformance = flag.Bool("update-conformance", false, "rewrite testdata/conformance/host.txt")
+	conformanceInterp = flag.Bool("conformance-interp", false, "also compare every compiled output with the interpreter's: within 2 ulp (interp_oracle_test.go), bit-identical where no libm function is involved")
 	conformanceMatch  = flag.String("conformance-match", "", "run only the ONNX backend tests whose name matches this regular expression (a report, never with -update-conformance)")
 )
 
@@ -308,6 +309,11 @@ func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *
 			}
 			if !r.OK {
 				return fmt.Sprintf("%s output %d: %s", filepath.Base(set), i, r)
+			}
+		}
+		if *conformanceInterp {
+			if v := compareInterp(m, inputs, res.Outputs); v != "" {
+				return fmt.Sprintf("%s: %s", filepath.Base(set), v)
 			}
 		}
 	}

@@ -577,3 +577,30 @@ func TestInterpOracle(t *testing.T) {
 	}
 	t.Logf("max ulp distance, interpreter (Go math) vs compiled (libm):%s", sb.String())
 }
+
+// compareInterp runs m under the interpreter and compares its outputs
+// with the compiled ones: integers and bools bit for bit, floats within
+// 2 ulp (NaN equal to NaN; the bf16 subnormals that AVX512-BF16 flushes
+// accepted). It returns "" or what differs. TestConformanceHost calls it
+// with -conformance-interp.
+func compareInterp(m *niro.Module, inputs, compiled []tensorio.Tensor) string {
+	got, err := interp.Run(m, inputs, interp.Options{})
+	if err != nil {
+		return "interp: " + oneLine(err)
+	}
+	for i, want := range compiled {
+		if ok, _ := sameBits(got[i], want); ok {
+			continue
+		}
+		if _, ok := bf16Flushed(got[i], want); ok {
+			continue
+		}
+		if !want.Elem.IsFloat() {
+			return fmt.Sprintf("output %d: interpreter and compiled code differ", i)
+		}
+		if d, at := ulpDistance(got[i], want); d > 2 {
+			return fmt.Sprintf("output %d: interpreter %s, compiled %s at %d (%g ulp)", i, tensorio.FormatElem(got[i], int64(at)), tensorio.FormatElem(want, int64(at)), at, d)
+		}
+	}
+	return ""
+}
