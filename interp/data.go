@@ -61,13 +61,9 @@ func transpose(x *tensor, perm []int, rd []int64) *tensor {
 	return gatherIdx(x, rd, idx)
 }
 
-// index reads an integer index scalar.
-func indexOf(t *tensor) int64 {
-	if t.elem == niro.U64 || t.elem == niro.U32 {
-		return t.ints[0]
-	}
-	return t.ints[0]
-}
+// indexOf reads an integer index scalar (normalized: unsigned values are
+// non-negative, except u64 above 2^63, which is out of range anyway).
+func indexOf(t *tensor) int64 { return t.ints[0] }
 
 func tensorExtract(x *tensor, ix []*tensor) (*tensor, error) {
 	off := int64(0)
