@@ -23,7 +23,7 @@ import (
 
 var (
 	updateConformance = flag.Bool("update-conformance", false, "rewrite testdata/conformance/host.txt")
-	conformanceInterp = flag.Bool("conformance-interp", false, "also compare every compiled output with the interpreter's: within 2 ulp (interp_oracle_test.go), bit-identical where no libm function is involved")
+	conformanceInterp = flag.Bool("conformance-interp", false, "also compare every compiled output with the interpreter's: integers bit for bit, floats within 2 ulp (f64: 4), as compareInterp in interp_oracle_test.go")
 	conformanceMatch  = flag.String("conformance-match", "", "run only the ONNX backend tests whose name matches this regular expression (a report, never with -update-conformance)")
 )
 

@@ -580,8 +580,8 @@ func TestInterpOracle(t *testing.T) {
 
 // compareInterp runs m under the interpreter and compares its outputs
 // with the compiled ones: integers and bools bit for bit, floats within
-// 2 ulp (NaN equal to NaN; the bf16 subnormals that AVX512-BF16 flushes
-// accepted). It returns "" or what differs. TestConformanceHost calls it
+// 2 ulp, f64 within 4 (NaN equal to NaN; the bf16 subnormals that
+// AVX512-BF16 flushes accepted). It returns "" or what differs. TestConformanceHost calls it
 // with -conformance-interp.
 func compareInterp(m *niro.Module, inputs, compiled []tensorio.Tensor) string {
 	got, err := interp.Run(m, inputs, interp.Options{})
@@ -598,7 +598,13 @@ func compareInterp(m *niro.Module, inputs, compiled []tensorio.Tensor) string {
 		if !want.Elem.IsFloat() {
 			return fmt.Sprintf("output %d: interpreter and compiled code differ", i)
 		}
-		if d, at := ulpDistance(got[i], want); d > 2 {
+		// f64: Go's exp and log differ from glibc's by an ulp, which sums
+		// and divisions downstream (an f64 softmax) carry to 3 ulp.
+		bound := 2.0
+		if want.Elem == niro.F64 {
+			bound = 4
+		}
+		if d, at := ulpDistance(got[i], want); d > bound {
 			return fmt.Sprintf("output %d: interpreter %s, compiled %s at %d (%g ulp)", i, tensorio.FormatElem(got[i], int64(at)), tensorio.FormatElem(want, int64(at)), at, d)
 		}
 	}
