@@ -8,6 +8,7 @@ import (
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/opt"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -27,6 +28,16 @@ func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, 
 // emitNamed is emitModel with the entry function named name (when not
 // empty).
 func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
+	return env.emitNamedPasses(path, flags, name, opts, "")
+}
+
+// emitNamedPasses is emitNamed with the Niro IR passes list (docs/passes.md;
+// "" runs none) run on the module first.
+func (env *Env) emitNamedPasses(path string, flags ShapeFlags, name string, opts emit.Options, list string) (*emit.Output, error) {
+	ps, err := opt.Parse(list)
+	if err != nil {
+		return nil, usagef("--passes: %v", err)
+	}
 	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
@@ -41,6 +52,11 @@ func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.
 	if name != "" {
 		if err := renameEntry(m, name); err != nil {
 			return nil, err
+		}
+	}
+	if len(ps) > 0 {
+		if err := opt.Run(m, ps, opt.Options{}); err != nil {
+			return nil, diagnostics(path, err)
 		}
 	}
 	return emit.Module(m, opts)
@@ -123,7 +139,8 @@ type CompileCmd struct {
 	Weights string `help:"Where large weights go for obj: embed (in the object, symbol NAME_weights) or file (a .weights file beside the output)." enum:"embed,file" default:"embed"`
 	Name    string `help:"Symbol of the entry function (default: the graph's name made a C identifier); the embedded weights are NAME_weights." placeholder:"NAME"`
 	TargetFlags
-	PrintIRAfterAll bool `name:"print-ir-after-all" help:"Print the MLIR after each pass of the pipeline to standard error (mlir-opt --mlir-print-ir-after-all)."`
+	PrintIRAfterAll bool   `name:"print-ir-after-all" help:"Print the MLIR after each pass of the pipeline to standard error (mlir-opt --mlir-print-ir-after-all)."`
+	Passes          string `name:"passes" help:"Niro IR passes to run before emitting (dce, cse, fold, simplify; docs/passes.md)." default:"dce" placeholder:"LIST"`
 	ShapeFlags
 	PipelineFlag
 	GPUFlags
@@ -144,7 +161,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	if c.TargetCPU == "" {
 		return usagef("--target-cpu: want a CPU name or native")
 	}
-	out, err := env.emitNamed(c.File, c.ShapeFlags, c.Name, env.emitOptions())
+	out, err := env.emitNamedPasses(c.File, c.ShapeFlags, c.Name, env.emitOptions(), c.Passes)
 	if err != nil {
 		return err
 	}

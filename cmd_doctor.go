@@ -40,6 +40,7 @@ func (c *DoctorCmd) Run(env *Env) error {
 		return fmt.Errorf("passes.txt: %w", err)
 	}
 	fmt.Fprintf(env.Stdout, "pipelines: %s\n", strings.Join(ps.Names(), ", "))
+	fmt.Fprintln(env.Stdout, interpStatus)
 	if missing > 0 {
 		fmt.Fprintf(env.Stdout, "%d required tools missing: install LLVM/MLIR 22 (Debian 12: apt-get install -y mlir-22-tools llvm-22)\n", missing)
 		return &silentError{code: exitToolErr}

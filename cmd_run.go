@@ -162,10 +162,14 @@ type RunCmd struct {
 	InputFlags
 	ShapeFlags
 	PipelineFlag
+	InterpFlag
 }
 
 // Run compiles the model for the host, runs it once and writes the outputs.
 func (c *RunCmd) Run(env *Env) error {
+	if c.Interp {
+		return c.runInterp(env)
+	}
 	given, err := c.read()
 	if err != nil {
 		return err
@@ -260,6 +264,7 @@ type TestCmd struct {
 	Check string   `help:"How outputs are checked: allclose (element by element, with --rtol and --atol), or, for random outputs, bernoulli (the model's one output is a Bernoulli draw with its one input's probabilities: the expected type and shape, values 0 or 1, and the count of ones within 4 standard deviations of its expectation), bernoulli-complement (the same with probabilities 1 - input), or dropout (a training Dropout of input 0 with ratio input 1: each output element 0 or input·1/(1 - ratio), agreeing with the mask output, the count kept within 4 standard deviations of its expectation)." enum:"allclose,bernoulli,bernoulli-complement,dropout" default:"allclose"`
 	ShapeFlags
 	PipelineFlag
+	InterpFlag
 }
 
 type tolerance struct{ rtol, atol float64 }
@@ -288,6 +293,9 @@ func (c *TestCmd) tolerances() (tolerance, map[string]tolerance, error) {
 // folder (a failing one does not stop the others), compares each output,
 // one line per output, and ends with a summary line.
 func (c *TestCmd) Run(env *Env) error {
+	if c.Interp {
+		return c.testInterp(env)
+	}
 	def, per, err := c.tolerances()
 	if err != nil {
 		return err

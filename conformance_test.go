@@ -23,6 +23,7 @@ import (
 
 var (
 	updateConformance = flag.Bool("update-conformance", false, "rewrite testdata/conformance/host.txt")
+	conformanceInterp = flag.Bool("conformance-interp", false, "also compare every compiled output with the interpreter's: integers bit for bit, floats within 2 ulp (f64: 4), as compareInterp in interp_oracle_test.go")
 	conformanceMatch  = flag.String("conformance-match", "", "run only the ONNX backend tests whose name matches this regular expression (a report, never with -update-conformance)")
 )
 
@@ -322,6 +323,11 @@ func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *
 			}
 			if !r.OK {
 				return fmt.Sprintf("%s output %d: %s", filepath.Base(set), i, r)
+			}
+		}
+		if *conformanceInterp {
+			if v := compareInterp(m, inputs, res.Outputs); v != "" {
+				return fmt.Sprintf("%s: %s", filepath.Base(set), v)
 			}
 		}
 	}

@@ -50,6 +50,7 @@ type CLI struct {
 	Verify  VerifyCmd  `cmd:"" help:"Verify a .onnx or .niro file."`
 	Fmt     FmtCmd     `cmd:"" help:"Print a .niro file in canonical form."`
 	Emit    EmitCmd    `cmd:"" help:"Print MLIR text (linalg on tensors) for a model."`
+	Opt     OptCmd     `cmd:"" help:"Run Niro IR passes (dce, cse, fold, simplify) on a model and print the result."`
 	Compile CompileCmd `cmd:"" help:"Compile a model for a target."`
 	Run     RunCmd     `cmd:"" help:"Compile a model for the host and run it."`
 	Test    TestCmd    `cmd:"" help:"Run a model on ONNX test-data folders and compare."`

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/niro-dev/niro/onnxpb"
+	"github.com/niro-dev/niro/opt"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -162,4 +163,33 @@ func BenchmarkProtoUnmarshalEmbedded100MB(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(data)), "file-bytes")
+}
+
+// BenchmarkImportPasses100MB imports the external-weights model and runs
+// the default Niro IR pipeline (opt.DefaultPipeline: simplify, fold, cse,
+// dce) on it: the passes allocate in proportion to the IR, never to the
+// weights (fold creates results of at most 1 MiB and a result equal to an
+// operand shares its bytes; weights stay globals aliasing the mapping).
+func BenchmarkImportPasses100MB(b *testing.B) {
+	path := filepath.Join(benchModels(b), "external", "model.onnx")
+	ps, err := opt.Parse(opt.DefaultPipeline)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		m, err := Load(path, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nm, err := Convert(m, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := opt.Run(nm, ps, opt.Options{}); err != nil {
+			b.Fatal(err)
+		}
+		m.Close()
+	}
 }

@@ -14,10 +14,10 @@ import (
 // evaluates the Niro ops built on them, emitting a constant instead, so
 // that the compiled function has static shapes wherever its inputs do.
 //
-// Only bool, integer, f32 and f64 values are tracked. Float arithmetic is
-// evaluated in float64 and rounded to the element type after each op,
-// which gives the correctly rounded result of +, -, ×, ÷ in f32 as the
-// compiled code does; transcendental functions are never folded.
+// Only bool, integer, f32 and f64 values are tracked. The ops are
+// evaluated by the reference interpreter (interp.EvalOp, see evalNiro),
+// which computes what the compiled code does; transcendental functions
+// are never folded.
 
 // maxKnownElems bounds the tensors the importer tracks and the results it
 // folds; larger ones are computed at run time.

@@ -178,34 +178,6 @@ func init() {
 	}
 }
 
-// evalGather folds Gather of known values (a shape vector indexed by a
-// known position, in exporters' Shape → Gather → Concat chains). It
-// returns nil for an index out of range.
-func evalGather(op *niro.Gather, x, ind *known, out *known) *known {
-	outer := int(product(x.dims[:op.Axis]))
-	ext := x.dims[op.Axis]
-	inner := int(product(x.dims[op.Axis+1:]))
-	for o := 0; o < outer; o++ {
-		for _, i := range ind.ints {
-			if i < 0 {
-				i += ext
-			}
-			if i < 0 || i >= ext {
-				return nil
-			}
-			for j := 0; j < inner; j++ {
-				src := (o*int(ext)+int(i))*inner + j
-				if x.elem.IsFloat() {
-					out.floats = append(out.floats, x.floats[src])
-				} else {
-					out.ints = append(out.ints, x.ints[src])
-				}
-			}
-		}
-	}
-	return out
-}
-
 // topKConv maps TopK to a Niro TopK; K (an attribute before opset 10, an
 // input after) must be known at compile time, as it fixes the results'
 // shape.
