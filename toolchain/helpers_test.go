@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -35,8 +36,9 @@ func needTools(t testing.TB) *Toolchain {
 		}
 		t.Skipf("LLVM/MLIR tools not found: %v", sharedErr)
 	}
-	// A copy, so that tests may set KeepTemps or CPU.
+	// A copy, so that tests may set KeepTemps or CPU, or drop a tool.
 	tc := *sharedTC
+	tc.tools = maps.Clone(sharedTC.tools)
 	return &tc
 }
 
