@@ -107,8 +107,8 @@ func dequantizeLinear(nc *nodeCtx) error {
 	x, ps, restore := nc.quantParams()
 	scale := ps[0]
 	e := elem(x)
-	if !niro.IsFloat8(e) && (!e.IsInt() || e.Bits() > 32) {
-		return nc.errorf("x must hold 8-bit floats or integers of at most 32 bits, has %s", e)
+	if !niro.IsCastOnly(e) && (!e.IsInt() || e.Bits() > 32) {
+		return nc.errorf("x must hold 8-bit floats, f8E8M0FNU or integers of at most 32 bits, has %s", e)
 	}
 	if !elem(scale).IsFloat() {
 		return nc.errorf("the scale must have float elements, has %s", elem(scale))

@@ -146,7 +146,7 @@ func (nc *nodeCtx) convertRegistered() error {
 // (complex, 4-bit, and float8 unless float8 is set) stay UnknownOps, which
 // emit refuses by name.
 func (nc *nodeCtx) typesSupported(float8 bool) bool {
-	ok := func(s niro.ScalarType) bool { return niro.ClassOf(s) != 0 || float8 && niro.IsFloat8(s) }
+	ok := func(s niro.ScalarType) bool { return niro.ClassOf(s) != 0 || float8 && niro.IsCastOnly(s) }
 	for i, v := range nc.args {
 		if nc.have[i] && !ok(elem(v)) {
 			return false
