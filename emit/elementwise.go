@@ -316,6 +316,9 @@ func (fe *funcEmitter) castScalar(from, to niro.ScalarType, a string) (string, e
 	if from == to {
 		return a, nil
 	}
+	if isPacked(from) || isPacked(to) {
+		return fe.castPacked(from, to, a)
+	}
 	if from == niro.F8E8M0FNU || to == niro.F8E8M0FNU {
 		return fe.castE8M0(from, to, a, false)
 	}

@@ -66,7 +66,7 @@ func Header(out *Output) (string, error) {
 					fmt.Fprintf(&defs, "#define %s_DIMS {%s}\n", macro, strings.Join(dims, ", "))
 				}
 				fmt.Fprintf(&defs, "#define %s_SIZE %d\n", macro, n)
-				fmt.Fprintf(&defs, "#define %s_BYTES %d\n\n", macro, n*int64(elemBytes(t.Elem)))
+				fmt.Fprintf(&defs, "#define %s_BYTES %d\n\n", macro, niro.PackedBytes(t.Elem, n))
 				if output {
 					params = append(params, ct+" *"+id)
 				} else {

@@ -390,7 +390,7 @@ func (nc *nodeCtx) castSaturating(x niro.Value, to niro.ScalarType) niro.Value {
 			nc.notYet("Cast to f8E8M0FNU with round_mode %q is not supported yet", m)
 		}
 	}
-	if elem(x) == to || !niro.IsCastOnly(to) || nc.attrInt("saturate", 1) != 0 {
+	if elem(x) == to || !niro.IsFloat8(to) && to != niro.F8E8M0FNU || nc.attrInt("saturate", 1) != 0 {
 		return nc.cast(x, to)
 	}
 	return nc.op(&niro.Cast{To: to, NoSaturate: true, X: x})

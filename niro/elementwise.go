@@ -342,6 +342,10 @@ type Compare struct {
 // 0) and at 254 above, or 255 (NaN) past it with NoSaturate. NaN gives
 // 255.
 //
+// The 4- and 2-bit integers (i4, ui4, i2, ui2) are castable as well: a
+// cast to one wraps like any narrowing integer cast (a float converts
+// toward zero first), a cast from one reads its value.
+//
 // Example printed form:
 //
 //	%1 = cast %0 : (tensor<4xf32>) -> tensor<4xi64>
@@ -366,9 +370,19 @@ func IsFloat8(s ScalarType) bool {
 }
 
 // IsCastOnly reports whether s is an element type Cast converts to and
-// from while other ops only move it: the 8-bit floats (IsFloat8) and
-// f8E8M0FNU, the power of two 2^(code − 127) (code 255 is NaN).
-func IsCastOnly(s ScalarType) bool { return IsFloat8(s) || s == F8E8M0FNU }
+// from while other ops only move it: the 8-bit floats (IsFloat8),
+// f8E8M0FNU, the power of two 2^(code − 127) (code 255 is NaN), and the
+// 4- and 2-bit integers.
+func IsCastOnly(s ScalarType) bool {
+	switch s {
+	case F8E8M0FNU, I4, U4, I2, U2:
+		return true
+	}
+	return IsFloat8(s)
+}
+
+// saturable reports whether a cast to s may carry NoSaturate.
+func saturable(s ScalarType) bool { return IsFloat8(s) || s == F8E8M0FNU }
 
 // castable reports whether Cast converts to and from s.
 func castable(s ScalarType) bool { return ClassOf(s) != 0 || IsCastOnly(s) }
@@ -565,7 +579,7 @@ func (o *Cast) inferTypes() ([]Type, error) {
 	if !castable(o.To) {
 		return nil, fmt.Errorf("cast to element type %s is not supported", typeString(o.To))
 	}
-	if o.NoSaturate && !IsCastOnly(o.To) {
+	if o.NoSaturate && !saturable(o.To) {
 		return nil, fmt.Errorf("no_saturate applies only to a cast to an 8-bit float or f8E8M0FNU, not to %s", typeString(o.To))
 	}
 	t, err := InferBroadcast(o.To, o.X.Type)
