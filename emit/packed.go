@@ -189,3 +189,20 @@ func (fe *funcEmitter) typeOf(t niro.Type) string {
 	s, _ := mlirType(t)
 	return s
 }
+
+// unpackData returns n elements of the packed type s, packed in data, one
+// a byte (sign- or zero-extended), as emit stores them in constants and in
+// the weights blob.
+func unpackData(s niro.ScalarType, n int64, data []byte) []byte {
+	bits := s.Bits()
+	per := int64(8 / bits)
+	out := make([]byte, n)
+	for k := int64(0); k < n; k++ {
+		v := data[k/per] >> (uint(k%per) * uint(bits)) & (1<<bits - 1)
+		if s.IsSigned() && v>>(bits-1) != 0 {
+			v |= ^byte(0) << bits
+		}
+		out[k] = v
+	}
+	return out
+}

@@ -8,8 +8,8 @@ import (
 // DynamicQuantizeLinear decompose into the element-wise families in the
 // order the ONNX reference computes them, in the float types numpy
 // computes them in, so the results are bit-exact. Quantization targets the
-// 8- and 16-bit integers and the 8-bit floats; 4- and 2-bit targets stay
-// UnknownOps.
+// 8-, 16-, 4- and 2-bit integers and the 8-bit floats; f4E2M1FN and
+// f8E8M0FNU targets stay UnknownOps.
 
 func init() {
 	q := func(since int64, attrs ...string) opSpec {
@@ -54,7 +54,7 @@ func quantizeLinear(nc *nodeCtx) error {
 		to = od
 	}
 	switch {
-	case to == niro.I8, to == niro.U8, to == niro.I16, to == niro.U16:
+	case to == niro.I8, to == niro.U8, to == niro.I16, to == niro.U16, to == niro.I4, to == niro.U4, to == niro.I2, to == niro.U2:
 	case niro.IsFloat8(to):
 	default:
 		nc.notYet("quantization to %s is not supported yet", to)
