@@ -55,7 +55,7 @@ func quantizeLinear(nc *nodeCtx) error {
 	}
 	switch {
 	case to == niro.I8, to == niro.U8, to == niro.I16, to == niro.U16, to == niro.I4, to == niro.U4, to == niro.I2, to == niro.U2:
-	case niro.IsFloat8(to):
+	case niro.IsFloat8(to), to == niro.F4E2M1FN:
 	default:
 		nc.notYet("quantization to %s is not supported yet", to)
 		return nil
@@ -80,7 +80,7 @@ func quantizeLinear(nc *nodeCtx) error {
 	if w == niro.F64 {
 		wide = niro.F64
 	}
-	if niro.IsFloat8(to) {
+	if niro.IsFloat8(to) || to == niro.F4E2M1FN {
 		// y = cast(x / scale + zp), the cast rounding to nearest even and
 		// saturating unless saturate = 0.
 		q := nc.bin(niro.Div, nc.cast(x, w), nc.cast(scale, w))

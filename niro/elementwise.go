@@ -375,7 +375,7 @@ func IsFloat8(s ScalarType) bool {
 // 4- and 2-bit integers.
 func IsCastOnly(s ScalarType) bool {
 	switch s {
-	case F8E8M0FNU, I4, U4, I2, U2:
+	case F8E8M0FNU, F4E2M1FN, I4, U4, I2, U2:
 		return true
 	}
 	return IsFloat8(s)
