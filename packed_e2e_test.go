@@ -159,3 +159,140 @@ func TestPackedIntCasts(t *testing.T) {
 		})
 	}
 }
+
+// f4Values are the magnitudes of f4E2M1FN's codes 0 to 7.
+var f4Values = []float64{0, 0.5, 1, 1.5, 2, 3, 4, 6}
+
+// f4Decode returns the value of a code by its definition.
+func f4Decode(c int) float64 {
+	v := f4Values[c&7]
+	if c&8 != 0 {
+		return -v
+	}
+	return v
+}
+
+// f4Encode is the reference for a cast to f4E2M1FN: the nearest
+// magnitude (ties to the even code), ±6 past it (infinity included), the
+// sign kept (−0 is 0b1000); NaN gives 0b1000.
+func f4Encode(x float64) int {
+	if math.IsNaN(x) {
+		return 8
+	}
+	ax := math.Abs(x)
+	best, bestD := 0, math.Inf(1)
+	for c, v := range f4Values {
+		d := math.Abs(ax - v)
+		if d < bestD || d == bestD && c%2 == 0 {
+			best, bestD = c, d
+		}
+	}
+	if ax >= 6 {
+		best = 7 // saturated (the distances above lose precision far out)
+	}
+	if math.Signbit(x) {
+		best |= 8
+	}
+	return best
+}
+
+// TestF4E2M1Casts checks Cast from every f4E2M1FN code (an odd count) to
+// f32 and back, and from f32 values at, around and between every code
+// (midpoints and their neighbours), past the largest, infinities and NaN,
+// bit for bit against the reference above.
+func TestF4E2M1Casts(t *testing.T) {
+	requireTools(t)
+	ctx := context.Background()
+	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+	tc, err := env.findTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
+		t.Helper()
+		mf, err := openModel(path, ShapeFlags{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mf.close()
+		m, err := mf.module(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hm, err := env.buildHost(ctx, tc, m, "host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer hm.cleanup()
+		res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{in}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Outputs
+	}
+	cast := func(in, out string, to onnxpb.TensorProto_DataType) *onnxpb.NodeProto {
+		return &onnxpb.NodeProto{OpType: proto.String("Cast"), Input: []string{in}, Output: []string{out},
+			Attribute: []*onnxpb.AttributeProto{{Name: proto.String("to"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(int64(to))}}}
+	}
+	f4 := packedInt{elem: niro.F4E2M1FN, onnx: onnxpb.TensorProto_FLOAT4E2M1, bits: 4}
+	t.Run("decode", func(t *testing.T) {
+		var codes []int
+		for c := 0; c < 16; c++ {
+			codes = append(codes, c)
+		}
+		codes = append(codes, 7)
+		n := int64(len(codes))
+		path := f8Model(t, "decode", []*onnxpb.NodeProto{cast("x", "y", onnxpb.TensorProto_FLOAT), cast("y", "z", f4.onnx)},
+			f8ValueInfo("x", f4.onnx, n), []*onnxpb.ValueInfoProto{f8ValueInfo("y", onnxpb.TensorProto_FLOAT, n), f8ValueInfo("z", f4.onnx, n)})
+		packed := f4.packCodes(codes)
+		got := run(t, path, tensorio.Tensor{Elem: f4.elem, Dims: []int64{n}, Data: packed})
+		for k, c := range codes {
+			g := math.Float32frombits(binary.LittleEndian.Uint32(got[0].Data[4*k:]))
+			if w := f4Decode(c); math.Float64bits(float64(g)) != math.Float64bits(w) {
+				t.Errorf("code %#x: got %g, want %g", c, g, w)
+			}
+		}
+		if string(got[1].Data) != string(packed) {
+			t.Errorf("round trip: got %x, want %x", got[1].Data, packed)
+		}
+	})
+	t.Run("encode", func(t *testing.T) {
+		var xs []float32
+		add := func(v float64) {
+			f := float32(v)
+			xs = append(xs, f, math.Nextafter32(f, float32(math.Inf(1))), math.Nextafter32(f, float32(math.Inf(-1))))
+		}
+		for i, v := range f4Values {
+			add(v)
+			if i+1 < len(f4Values) {
+				add((v + f4Values[i+1]) / 2)
+			}
+		}
+		add(7)
+		add(1e6)
+		add(1e-40)
+		n := len(xs)
+		for i := 0; i < n; i++ {
+			xs = append(xs, -xs[i])
+		}
+		xs = append(xs, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32)
+		nx := int64(len(xs))
+		path := f8Model(t, "encode", []*onnxpb.NodeProto{cast("x", "y", f4.onnx)},
+			f8ValueInfo("x", onnxpb.TensorProto_FLOAT, nx), []*onnxpb.ValueInfoProto{f8ValueInfo("y", f4.onnx, nx)})
+		data := make([]byte, 4*nx)
+		want := make([]int, nx)
+		for k, x := range xs {
+			binary.LittleEndian.PutUint32(data[4*k:], math.Float32bits(x))
+			want[k] = f4Encode(float64(x))
+		}
+		got := run(t, path, tensorio.Tensor{Elem: niro.F32, Dims: []int64{nx}, Data: data})
+		for k, x := range xs {
+			if g := int(got[0].Data[k/2]>>(k%2*4)) & 15; g != want[k] {
+				t.Errorf("cast(%g = %#08x) = %#x, want %#x", x, math.Float32bits(x), g, want[k])
+			}
+		}
+		if w := f4.packCodes(want); string(got[0].Data) != string(w) {
+			t.Errorf("packed: got %x, want %x", got[0].Data, w)
+		}
+	})
+}
