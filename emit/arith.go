@@ -157,6 +157,9 @@ func denseAttr(t niro.TensorType, data []byte) (string, error) {
 	if err := checkTensorData(t, data); err != nil {
 		return "", err
 	}
+	if isPacked(t.Elem) {
+		data = unpackData(t.Elem, t.NumElements(), data)
+	}
 	n := elemBytes(t.Elem)
 	if t.Elem == niro.Bool {
 		if len(data) > 0 && isSplat(data, n) {

@@ -42,6 +42,9 @@ type BlobEntry struct {
 
 // add appends an entry at the next aligned offset.
 func (b *Blob) add(name string, t niro.TensorType, data []byte) {
+	if isPacked(t.Elem) && int64(len(data)) == niro.PackedBytes(t.Elem, t.NumElements()) {
+		data = unpackData(t.Elem, t.NumElements(), data) // one element a byte, see packed.go
+	}
 	off := alignUp(b.Size, BlobAlign)
 	b.Entries = append(b.Entries, BlobEntry{Name: name, Type: t, Offset: off, Size: int64(len(data)), data: data})
 	b.Size = off + int64(len(data))

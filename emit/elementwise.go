@@ -316,6 +316,12 @@ func (fe *funcEmitter) castScalar(from, to niro.ScalarType, a string) (string, e
 	if from == to {
 		return a, nil
 	}
+	if isPacked(from) || isPacked(to) {
+		return fe.castPacked(from, to, a)
+	}
+	if from == niro.F8E8M0FNU || to == niro.F8E8M0FNU {
+		return fe.castE8M0(from, to, a, false)
+	}
 	if isMini(from) || isMini(to) {
 		return fe.castMini(from, to, a, false)
 	}
@@ -440,11 +446,11 @@ func (fe *funcEmitter) compareOp(op *niro.Compare) {
 func (fe *funcEmitter) castOp(op *niro.Cast) {
 	from := elemOf(op.X)
 	fe.elementwise(op, op.Result, op.Operands(), func(a []string) (string, error) {
-		if isMini(op.To) && from != op.To {
+		if (isMini(op.To) || op.To == niro.F8E8M0FNU) && from != op.To {
 			if _, err := scalarType(from); err != nil {
 				return "", err
 			}
-			return fe.castMini(from, op.To, a[0], op.NoSaturate)
+			return fe.castScalarSat(from, op.To, a[0], op.NoSaturate)
 		}
 		return fe.castScalar(from, op.To, a[0])
 	})

@@ -401,7 +401,7 @@ func scalarType(s niro.ScalarType) (string, error) {
 	case niro.F16, niro.BF16, niro.F32, niro.F64:
 		return s.String(), nil
 	}
-	if isMini(s) {
+	if isMini(s) || s == niro.F8E8M0FNU || isPacked(s) {
 		return "i8", nil // the bit pattern; see narrow.go
 	}
 	return "", fmt.Errorf("element type %s has no MLIR lowering", s)

@@ -18,6 +18,7 @@ func (fe *funcEmitter) function() {
 	f := fe.f
 	entry := f.Entry()
 	var params, prologue []string
+	var unpacks []func()
 	switch {
 	case f.Body == nil:
 		for i, t := range f.Type.Inputs {
@@ -40,6 +41,19 @@ func (fe *funcEmitter) function() {
 				fe.errorf("input %d (%s): %v", i, name(a), err)
 				t = "<unsupported>"
 			}
+			if pt, ok := packedType(a.Type); ok && f == fe.e.entry && err == nil {
+				// Packed bytes at the boundary, unpacked at the start.
+				bt, err := packedBoundary(pt)
+				if err != nil {
+					fe.badValue[a.ID] = true
+					fe.errorf("input %d (%s): %v", i, name(a), err)
+					continue
+				}
+				p := fe.tmp()
+				params = append(params, p+": "+bt)
+				unpacks = append(unpacks, func() { fe.unpack(name(a), p, pt) })
+				continue
+			}
 			if isFlattened(a.Type) {
 				// The argument's uses read no element: they take a
 				// fresh empty tensor of its type.
@@ -53,6 +67,16 @@ func (fe *funcEmitter) function() {
 	}
 	outs := make([]string, len(f.Type.Outputs))
 	for i, t := range f.Type.Outputs {
+		if pt, ok := packedType(t); ok && f == fe.e.entry && f.Body != nil {
+			if _, err := scalarType(pt.Elem); err == nil {
+				bt, err := packedBoundary(pt)
+				if err != nil {
+					fe.errorf("output %d: %v", i, err)
+				}
+				outs[i] = bt
+				continue
+			}
+		}
 		outs[i] = fe.sigType(boundaryType(t), "output", i)
 	}
 	results := ""
@@ -80,6 +104,9 @@ func (fe *funcEmitter) function() {
 	fe.indent = 2
 	for _, l := range prologue {
 		fe.line("%s", l)
+	}
+	for _, u := range unpacks {
+		u()
 	}
 	for i, b := range f.Body.Blocks {
 		if b == nil {
@@ -261,6 +288,17 @@ func (fe *funcEmitter) ret(op *niro.Return) {
 		return
 	}
 	ns, ts := fe.boundaryValues(op.Values)
+	if fe.f == fe.e.entry {
+		// Packed results leave packed (see packed.go).
+		nl, tl := strings.Split(ns, ", "), strings.Split(ts, ", ")
+		for i, v := range op.Values {
+			if pt, ok := packedType(v.Type); ok && pt.HasStaticShape() && !fe.badValue[v.ID] {
+				nl[i] = fe.pack(name(v), pt)
+				tl[i], _ = packedBoundary(pt)
+			}
+		}
+		ns, ts = strings.Join(nl, ", "), strings.Join(tl, ", ")
+	}
 	fe.line("func.return %s : %s", ns, ts)
 }
 

@@ -98,13 +98,17 @@ func HeaderWith(out *Output, o HeaderOptions) (string, error) {
 					dims[j] = strconv.FormatInt(d, 10)
 				}
 				n := t.NumElements()
-				fmt.Fprintf(&defs, "/* %s: %s (%s), shape [%s] */\n", desc, ct, t.Elem, strings.Join(dims, ", "))
+				packing := ""
+				if isPacked(t.Elem) {
+					packing = fmt.Sprintf(", packed %d elements a byte, row-major, low bits first", 8/t.Elem.Bits())
+				}
+				fmt.Fprintf(&defs, "/* %s: %s (%s), shape [%s]%s */\n", desc, ct, t.Elem, strings.Join(dims, ", "), packing)
 				fmt.Fprintf(&defs, "#define %s_RANK %d\n", macro, len(t.Dims))
 				if len(dims) > 0 {
 					fmt.Fprintf(&defs, "#define %s_DIMS {%s}\n", macro, strings.Join(dims, ", "))
 				}
 				fmt.Fprintf(&defs, "#define %s_SIZE %d\n", macro, n)
-				fmt.Fprintf(&defs, "#define %s_BYTES %d\n\n", macro, n*int64(elemBytes(t.Elem)))
+				fmt.Fprintf(&defs, "#define %s_BYTES %d\n\n", macro, niro.PackedBytes(t.Elem, n))
 				if output {
 					params = append(params, ct+" *"+id)
 				} else {
@@ -233,6 +237,9 @@ func cType(s niro.ScalarType) (string, bool) {
 		return "float", true
 	case niro.F64:
 		return "double", true
+	}
+	if isMini(s) || s == niro.F8E8M0FNU || isPacked(s) {
+		return "uint8_t", true // codes; packed ones two or four a byte
 	}
 	return "", false
 }

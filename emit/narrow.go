@@ -222,3 +222,95 @@ func (fe *funcEmitter) decodeMini(f miniFormat, c string) string {
 	}
 	return line("arith.select %s, %s, %s : f32", isNaN, fe.scalarConst(niro.F32, math.NaN()), v)
 }
+
+// f8E8M0FNU, the power of two 2^(code − 127) (no sign, no zero; code 255
+// is NaN), is stored as its code in an i8 too. Decoding builds the f32
+// with exponent field code (code 0, 2^−127, is the f32 subnormal
+// 0x00400000). Encoding rounds |x| up, as ONNX's default round_mode "up":
+// the smallest code whose value is at least |x|, which for a normal x is
+// its biased exponent plus one unless its mantissa is zero. Past code 254
+// (2^127; infinity included) it saturates to 254, or gives 255 with
+// no_saturate; NaN gives 255.
+
+// castE8M0 converts a between from and to, at least one of them
+// f8E8M0FNU.
+func (fe *funcEmitter) castE8M0(from, to niro.ScalarType, a string, noSaturate bool) (string, error) {
+	if from == niro.F8E8M0FNU {
+		f := fe.decodeE8M0(a)
+		return fe.castScalarSat(niro.F32, to, f, noSaturate)
+	}
+	w, wt := wideF32, niro.F32
+	if !(from.IsFloat() && from.Bits() <= 32 || isMini(from)) {
+		w, wt = wideF64, niro.F64
+	}
+	x, err := fe.castScalar(from, wt, a)
+	if err != nil {
+		return "", err
+	}
+	return fe.encodeE8M0(w, x, noSaturate), nil
+}
+
+// castScalarSat is castScalar with the cast's no_saturate flag, which
+// applies to a target that is an 8-bit float or f8E8M0FNU.
+func (fe *funcEmitter) castScalarSat(from, to niro.ScalarType, a string, noSaturate bool) (string, error) {
+	switch {
+	case from == to:
+		return a, nil
+	case to == niro.F8E8M0FNU || from == niro.F8E8M0FNU:
+		return fe.castE8M0(from, to, a, noSaturate)
+	case isMini(to):
+		return fe.castMini(from, to, a, noSaturate)
+	}
+	return fe.castScalar(from, to, a)
+}
+
+// decodeE8M0 returns the value of the code c (an i8) as an f32.
+func (fe *funcEmitter) decodeE8M0(c string) string {
+	line := func(format string, args ...any) string {
+		r := fe.tmp()
+		fe.line("%s = "+format, append([]any{r}, args...)...)
+		return r
+	}
+	ci := line("arith.extui %s : i8 to i32", c)
+	b := line("arith.shli %s, %s : i32", ci, fe.iconst("i32", 23))
+	isMin := line("arith.cmpi eq, %s, %s : i32", ci, fe.iconst("i32", 0))
+	b = line("arith.select %s, %s, %s : i32", isMin, fe.iconst("i32", 0x00400000), b)
+	v := line("arith.bitcast %s : i32 to f32", b)
+	isNaN := line("arith.cmpi eq, %s, %s : i32", ci, fe.iconst("i32", 255))
+	return line("arith.select %s, %s, %s : f32", isNaN, fe.scalarConst(niro.F32, math.NaN()), v)
+}
+
+// encodeE8M0 rounds |x|, a float of w, up to f8E8M0FNU and returns its code
+// as an i8.
+func (fe *funcEmitter) encodeE8M0(w wideFloat, x string, noSaturate bool) string {
+	it := w.ints
+	line := func(format string, args ...any) string {
+		r := fe.tmp()
+		fe.line("%s = "+format, append([]any{r}, args...)...)
+		return r
+	}
+	xb := line("arith.bitcast %s : %s to %s", x, w.name, it)
+	ef := line("arith.shrui %s, %s : %s", xb, fe.iconst(it, int64(w.mantBits)), it)
+	ef = line("arith.andi %s, %s : %s", ef, fe.iconst(it, int64(1)<<(w.bits-w.mantBits-1)-1), it)
+	mant := line("arith.andi %s, %s : %s", xb, fe.iconst(it, int64(1)<<w.mantBits-1), it)
+	inexact := line("arith.cmpi ne, %s, %s : %s", mant, fe.iconst(it, 0), it)
+	up := line("arith.extui %s : i1 to %s", inexact, it)
+	code := line("arith.addi %s, %s : %s", ef, fe.iconst(it, int64(127-w.bias)), it)
+	code = line("arith.addi %s, %s : %s", code, up, it)
+	if w.bits == 32 {
+		// An f32 subnormal: code 0 up to 2^−127, else code 1.
+		isSub := line("arith.cmpi eq, %s, %s : %s", ef, fe.iconst(it, 0), it)
+		big := line("arith.cmpi ugt, %s, %s : %s", mant, fe.iconst(it, 1<<22), it)
+		sub := line("arith.extui %s : i1 to %s", big, it)
+		code = line("arith.select %s, %s, %s : %s", isSub, sub, code, it)
+	}
+	code = line("arith.maxsi %s, %s : %s", code, fe.iconst(it, 0), it)
+	over := int64(254)
+	if noSaturate {
+		over = 255
+	}
+	code = line("arith.minsi %s, %s : %s", code, fe.iconst(it, over), it)
+	code = line("arith.trunci %s : %s to i8", code, it)
+	isNaN := line("arith.cmpf uno, %s, %s : %s", x, x, w.name)
+	return line("arith.select %s, %s, %s : i8", isNaN, fe.iconst("i8", -1), code)
+}

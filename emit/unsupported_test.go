@@ -52,14 +52,14 @@ func TestUnsupported(t *testing.T) {
 // TestUnsupportedType checks that an unknown op of an element type with no
 // MLIR lowering is reported as not compilable, with the type as reason.
 func TestUnsupportedType(t *testing.T) {
-	m := parseModule(t, `func @f(tensor<4xf32>) -> (tensor<4xi4>) {
+	m := parseModule(t, `func @f(tensor<4xf32>) -> (tensor<4xcomplex<f32>>) {
 ^bb0(%0: tensor<4xf32>):
-  %1 = "onnx.Cast"(%0) {to = 22} : (tensor<4xf32>) -> tensor<4xi4> loc("c")
-  return %1 : tensor<4xi4>
+  %1 = "onnx.Cast"(%0) {to = 14} : (tensor<4xf32>) -> tensor<4xcomplex<f32>> loc("c")
+  return %1 : tensor<4xcomplex<f32>>
 }
 `)
 	_, err := Module(m, Options{})
-	const want = `not compilable in this instance: Cast (node "c": element type i4 has no MLIR lowering)`
+	const want = `not compilable in this instance: Cast (node "c": element type complex<f32> has no MLIR lowering)`
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %s", err, want)
 	}

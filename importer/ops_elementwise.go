@@ -381,9 +381,16 @@ func init() {
 }
 
 // castSaturating casts x to to as Cast and CastLike do: a cast to an
-// 8-bit float saturates unless the attribute saturate is 0 (opset 19 on).
+// 8-bit float or f8E8M0FNU saturates unless the attribute saturate is 0
+// (opset 19 on). A cast to f8E8M0FNU rounds up (round_mode "up", the
+// default, opset 24 on); the other round modes are not supported yet.
 func (nc *nodeCtx) castSaturating(x niro.Value, to niro.ScalarType) niro.Value {
-	if elem(x) == to || !niro.IsFloat8(to) || nc.attrInt("saturate", 1) != 0 {
+	if to == niro.F8E8M0FNU && elem(x) != to {
+		if m := nc.attrString("round_mode", "up"); m != "up" {
+			nc.notYet("Cast to f8E8M0FNU with round_mode %q is not supported yet", m)
+		}
+	}
+	if elem(x) == to || !niro.IsFloat8(to) && to != niro.F8E8M0FNU || nc.attrInt("saturate", 1) != 0 {
 		return nc.cast(x, to)
 	}
 	return nc.op(&niro.Cast{To: to, NoSaturate: true, X: x})

@@ -8,8 +8,8 @@ import (
 // DynamicQuantizeLinear decompose into the element-wise families in the
 // order the ONNX reference computes them, in the float types numpy
 // computes them in, so the results are bit-exact. Quantization targets the
-// 8- and 16-bit integers and the 8-bit floats; 4- and 2-bit targets stay
-// UnknownOps.
+// 8-, 16-, 4- and 2-bit integers and the 8-bit floats; f4E2M1FN and
+// f8E8M0FNU targets stay UnknownOps.
 
 func init() {
 	q := func(since int64, attrs ...string) opSpec {
@@ -54,8 +54,8 @@ func quantizeLinear(nc *nodeCtx) error {
 		to = od
 	}
 	switch {
-	case to == niro.I8, to == niro.U8, to == niro.I16, to == niro.U16:
-	case niro.IsFloat8(to):
+	case to == niro.I8, to == niro.U8, to == niro.I16, to == niro.U16, to == niro.I4, to == niro.U4, to == niro.I2, to == niro.U2:
+	case niro.IsFloat8(to), to == niro.F4E2M1FN:
 	default:
 		nc.notYet("quantization to %s is not supported yet", to)
 		return nil
@@ -80,7 +80,7 @@ func quantizeLinear(nc *nodeCtx) error {
 	if w == niro.F64 {
 		wide = niro.F64
 	}
-	if niro.IsFloat8(to) {
+	if niro.IsFloat8(to) || to == niro.F4E2M1FN {
 		// y = cast(x / scale + zp), the cast rounding to nearest even and
 		// saturating unless saturate = 0.
 		q := nc.bin(niro.Div, nc.cast(x, w), nc.cast(scale, w))
@@ -107,8 +107,8 @@ func dequantizeLinear(nc *nodeCtx) error {
 	x, ps, restore := nc.quantParams()
 	scale := ps[0]
 	e := elem(x)
-	if !niro.IsFloat8(e) && (!e.IsInt() || e.Bits() > 32) {
-		return nc.errorf("x must hold 8-bit floats or integers of at most 32 bits, has %s", e)
+	if !niro.IsCastOnly(e) && (!e.IsInt() || e.Bits() > 32) {
+		return nc.errorf("x must hold 8-bit floats, f8E8M0FNU or integers of at most 32 bits, has %s", e)
 	}
 	if !elem(scale).IsFloat() {
 		return nc.errorf("the scale must have float elements, has %s", elem(scale))

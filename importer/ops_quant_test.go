@@ -59,7 +59,7 @@ func TestQuantizeLinearNotYet(t *testing.T) {
 		s      []int64
 		reason string
 	}{
-		{"4-bit target", dtInt4, []int64{4}, nil, ""},
+		{"f8E8M0FNU target", dtF8E8M0, []int64{4}, nil, "quantization to f8E8M0FNU is not supported yet"},
 		{"partial block", dtUint8, []int64{5}, []int64{3}, "blocks of 2 elements do not divide axis 0 of extent 5"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -78,6 +78,42 @@ func TestQuantizeLinearNotYet(t *testing.T) {
 			}
 			if r, _ := u.Attrs[ReasonAttr].(niro.StringAttr); string(r) != tc.reason {
 				t.Errorf("reason = %q, want %q", r, tc.reason)
+			}
+		})
+	}
+}
+
+// TestCastE8M0RoundMode checks that a Cast to f8E8M0FNU maps with the
+// default round_mode "up" and stays an UnknownOp, with the reason, for
+// the others.
+func TestCastE8M0RoundMode(t *testing.T) {
+	for _, mode := range []string{"", "up", "down", "nearest"} {
+		t.Run(mode, func(t *testing.T) {
+			attrs := []*onnxpb.AttributeProto{attrInt("to", int64(dtF8E8M0))}
+			if mode != "" {
+				attrs = append(attrs, attrString("round_mode", mode))
+			}
+			m := model(24, graph("c",
+				[]*onnxpb.NodeProto{node("Cast", []string{"x"}, []string{"y"}, attrs...)},
+				[]*onnxpb.ValueInfoProto{vi("x", dtFloat, 4)},
+				[]*onnxpb.ValueInfoProto{vi("y", dtF8E8M0, 4)}))
+			ops := entryOps(mustImport(t, m, Options{}))
+			if len(ops) != 2 {
+				t.Fatalf("want one op and the return, got %v", ops)
+			}
+			u, unknown := ops[0].(*niro.UnknownOp)
+			if mode == "" || mode == "up" {
+				if _, ok := ops[0].(*niro.Cast); !ok {
+					t.Fatalf("want a cast, got %v", ops[0])
+				}
+				return
+			}
+			if !unknown {
+				t.Fatalf("want an UnknownOp, got %v", ops[0])
+			}
+			want := "Cast to f8E8M0FNU with round_mode \"" + mode + "\" is not supported yet"
+			if r, _ := u.Attrs[ReasonAttr].(niro.StringAttr); string(r) != want {
+				t.Errorf("reason = %q, want %q", r, want)
 			}
 		})
 	}

@@ -34,9 +34,9 @@ type opSpec struct {
 	// Convert maps the node. It may return errFallback to keep the node
 	// as an UnknownOp (an instance niro cannot express yet).
 	Convert func(nc *nodeCtx) error
-	// Float8 marks a version whose converter takes the 8-bit floats
-	// (niro.IsFloat8) on its inputs and outputs, as Cast does; other nodes
-	// on them stay UnknownOps.
+	// Float8 marks a version whose converter takes the 8-bit floats and
+	// f8E8M0FNU (niro.IsCastOnly) on its inputs and outputs, as Cast does;
+	// other nodes on them stay UnknownOps.
 	Float8 bool
 	// Fold, if set, computes the outputs from known input values; it
 	// returns nil outputs when it cannot fold this instance.
@@ -150,10 +150,11 @@ func (nc *nodeCtx) convertRegistered() error {
 // typesSupported reports whether every present input and every declared
 // output has an element type the Niro op families compute on (bool,
 // integers of 8 to 64 bits, f16, bf16, f32, f64). Nodes on other types
-// (complex, 4-bit, and float8 unless float8 is set) stay UnknownOps, which
+// (complex, 4-bit, and the 8-bit floats and f8E8M0FNU unless float8 is
+// set) stay UnknownOps, which
 // emit refuses by name.
 func (nc *nodeCtx) typesSupported(float8 bool) bool {
-	ok := func(s niro.ScalarType) bool { return niro.ClassOf(s) != 0 || float8 && niro.IsFloat8(s) }
+	ok := func(s niro.ScalarType) bool { return niro.ClassOf(s) != 0 || float8 && niro.IsCastOnly(s) }
 	for i, v := range nc.args {
 		if nc.have[i] && !ok(elem(v)) {
 			return false

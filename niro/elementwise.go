@@ -335,6 +335,17 @@ type Compare struct {
 // ±infinity where the format has one (f8E5M2) and NaN elsewhere. NaN stays
 // NaN, and the FNUZ formats, which have no −0, give +0 for a zero.
 //
+// f8E8M0FNU (2^(code − 127), code 255 NaN, no sign or zero) is castable
+// too. A conversion to it rounds up, as ONNX's default round_mode "up":
+// the code is the biased exponent of |x| plus one when x is not a power
+// of two, clamped at 0 below (zero and the smallest magnitudes give code
+// 0) and at 254 above, or 255 (NaN) past it with NoSaturate. NaN gives
+// 255.
+//
+// The 4- and 2-bit integers (i4, ui4, i2, ui2) are castable as well: a
+// cast to one wraps like any narrowing integer cast (a float converts
+// toward zero first), a cast from one reads its value.
+//
 // Example printed form:
 //
 //	%1 = cast %0 : (tensor<4xf32>) -> tensor<4xi64>
@@ -358,8 +369,23 @@ func IsFloat8(s ScalarType) bool {
 	return false
 }
 
+// IsCastOnly reports whether s is an element type Cast converts to and
+// from while other ops only move it: the 8-bit floats (IsFloat8),
+// f8E8M0FNU, the power of two 2^(code − 127) (code 255 is NaN), and the
+// 4- and 2-bit integers.
+func IsCastOnly(s ScalarType) bool {
+	switch s {
+	case F8E8M0FNU, F4E2M1FN, I4, U4, I2, U2:
+		return true
+	}
+	return IsFloat8(s)
+}
+
+// saturable reports whether a cast to s may carry NoSaturate.
+func saturable(s ScalarType) bool { return IsFloat8(s) || s == F8E8M0FNU }
+
 // castable reports whether Cast converts to and from s.
-func castable(s ScalarType) bool { return ClassOf(s) != 0 || IsFloat8(s) }
+func castable(s ScalarType) bool { return ClassOf(s) != 0 || IsCastOnly(s) }
 
 // Select picks, element by element (broadcasting all three), X where Cond
 // holds and Y elsewhere.
@@ -553,8 +579,8 @@ func (o *Cast) inferTypes() ([]Type, error) {
 	if !castable(o.To) {
 		return nil, fmt.Errorf("cast to element type %s is not supported", typeString(o.To))
 	}
-	if o.NoSaturate && !IsFloat8(o.To) {
-		return nil, fmt.Errorf("no_saturate applies only to a cast to an 8-bit float, not to %s", typeString(o.To))
+	if o.NoSaturate && !saturable(o.To) {
+		return nil, fmt.Errorf("no_saturate applies only to a cast to an 8-bit float or f8E8M0FNU, not to %s", typeString(o.To))
 	}
 	t, err := InferBroadcast(o.To, o.X.Type)
 	return []Type{t}, err
