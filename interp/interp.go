@@ -140,7 +140,7 @@ func handled(op niro.Op) bool {
 	switch op.(type) {
 	case *niro.Const, *niro.GetGlobal, *niro.Transpose, *niro.TensorExtract,
 		*niro.Binary, *niro.Unary, *niro.Compare, *niro.Cast, *niro.Select, *niro.Reduce,
-		*niro.Reshape, *niro.Broadcast, *niro.Iota, *niro.Concat, *niro.Slice, *niro.CumSum,
+		*niro.Reshape, *niro.Broadcast, *niro.Iota, *niro.Concat, *niro.Slice, *niro.DynSlice, *niro.CumSum,
 		*niro.Pad, *niro.Gather, *niro.GatherElements, *niro.GatherND, *niro.Scatter,
 		*niro.ArgReduce, *niro.TopK, *niro.MatMul, *niro.Conv, *niro.Pool, *niro.MaxPoolIndices,
 		*niro.Call, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.If:
@@ -452,6 +452,14 @@ func resultDims(op niro.Op, ins []*tensor) ([][]int64, error) {
 	if !dynamic {
 		return out, nil
 	}
+	if ds, ok := op.(*niro.DynSlice); ok {
+		_, dims, err := dynSliceBounds(ds, ins[0], ins[1], ins[2])
+		if err != nil {
+			return nil, err
+		}
+		out[0] = dims
+		return out, nil
+	}
 	if rs, ok := op.(*niro.Reshape); ok {
 		n := ins[0].n()
 		dims := append([]int64(nil), rs.Shape...)
@@ -536,6 +544,8 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 		return one(concat(ins, op.Axis, rd[0]), nil)
 	case *niro.Slice:
 		return one(slice(ins[0], op.Starts, op.Steps, rd[0]), nil)
+	case *niro.DynSlice:
+		return one(dynSliceOp(op, ins[0], ins[1], ins[2]))
 	case *niro.CumSum:
 		return one(cumsum(op, ins[0]), nil)
 	case *niro.Pad:
