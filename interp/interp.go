@@ -143,7 +143,7 @@ func handled(op niro.Op) bool {
 		*niro.Reshape, *niro.Broadcast, *niro.Iota, *niro.Concat, *niro.Slice, *niro.DynSlice, *niro.CumSum,
 		*niro.Pad, *niro.Gather, *niro.GatherElements, *niro.GatherND, *niro.Scatter,
 		*niro.ArgReduce, *niro.TopK, *niro.MatMul, *niro.Conv, *niro.Pool, *niro.MaxPoolIndices,
-		*niro.Call, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.If:
+		*niro.Call, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.If, *niro.Loop:
 		return true
 	}
 	return false
@@ -265,6 +265,13 @@ func (in *machine) region(fr *frame, r *niro.Region, args []*tensor, depth int) 
 						if err == nil {
 							fr.set(v, res[i])
 						}
+					}
+				}
+			case *niro.Loop:
+				var res []*tensor
+				if res, err = in.loop(fr, op, depth); err == nil {
+					for i, v := range op.Res {
+						fr.set(v, res[i])
 					}
 				}
 			case *niro.Call:
@@ -598,7 +605,7 @@ func EvalOp(op niro.Op, operands []tensorio.Tensor, opts Options) ([]tensorio.Te
 		return nil, err
 	}
 	switch op.(type) {
-	case *niro.Const, *niro.GetGlobal, *niro.Call, *niro.If, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.UnknownOp:
+	case *niro.Const, *niro.GetGlobal, *niro.Call, *niro.If, *niro.Loop, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.UnknownOp:
 		return nil, fmt.Errorf("%w: %s is not a pure op", ErrUnsupported, op.Name())
 	}
 	vals := op.Operands()
