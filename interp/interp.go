@@ -166,7 +166,7 @@ func supported(op niro.Op) error {
 			if v.Type == nil {
 				continue
 			}
-			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 {
+			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 && !(niro.IsFloat8(e) && movesFloat8(op)) {
 				return fmt.Errorf("%w: element type %s of %s", ErrUnsupported, e, v)
 			}
 			if t, ok := v.Type.(niro.TensorType); ok && t.Unranked {
@@ -532,7 +532,7 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 	case *niro.Compare:
 		return one(compare(op.Pred, ins[0], ins[1], rd[0]))
 	case *niro.Cast:
-		return one(cast(ins[0], op.To), nil)
+		return one(castOp(ins[0], op.To, op.NoSaturate), nil)
 	case *niro.Select:
 		return one(selectOp(ins[0], ins[1], ins[2], rd[0]))
 	case *niro.Reduce:
