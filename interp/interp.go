@@ -142,7 +142,7 @@ func handled(op niro.Op) bool {
 		*niro.Binary, *niro.Unary, *niro.Compare, *niro.Cast, *niro.Select, *niro.Reduce,
 		*niro.Reshape, *niro.Broadcast, *niro.Iota, *niro.Concat, *niro.Slice, *niro.DynSlice, *niro.CumSum,
 		*niro.Pad, *niro.Gather, *niro.GatherElements, *niro.GatherND, *niro.Scatter,
-		*niro.ArgReduce, *niro.TopK, *niro.MatMul, *niro.Conv, *niro.Pool, *niro.MaxPoolIndices,
+		*niro.ArgReduce, *niro.TopK, *niro.MatMul, *niro.Conv, *niro.Pool, *niro.MaxPoolIndices, *niro.Recurrent,
 		*niro.Call, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.If, *niro.Loop:
 		return true
 	}
@@ -582,6 +582,8 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 		return one(pool(op, ins[0], rd[0]), nil)
 	case *niro.MaxPoolIndices:
 		return one(maxPoolIndices(op, ins[0], rd[0]), nil)
+	case *niro.Recurrent:
+		return recurrent(op, ins, opts)
 	}
 	return nil, fmt.Errorf("%w: op kind %T", ErrUnsupported, op)
 }
