@@ -23,7 +23,7 @@ import (
 
 var (
 	updateConformance = flag.Bool("update-conformance", false, "rewrite testdata/conformance/host.txt")
-	conformanceInterp = flag.Bool("conformance-interp", false, "also compare every compiled output with the interpreter's: integers bit for bit, floats within 2 ulp (f64: 4), as compareInterp in interp_oracle_test.go")
+	conformanceInterp = flag.Bool("conformance-interp", true, "compare every compiled output with the interpreter's: integers bit for bit, floats within 2 ulp (f64: 4), as compareInterp in interp_oracle_test.go")
 	conformanceMatch  = flag.String("conformance-match", "", "run only the ONNX backend tests whose name matches this regular expression (a report, never with -update-conformance)")
 )
 
@@ -124,7 +124,9 @@ func readConformance(path string) (map[string]conformanceEntry, error) {
 // testdata/conformance/host.txt gives the test its own, and checks the
 // tests that compile against that list: a listed test that fails or no
 // longer compiles is a regression, and a test that compiles but is not
-// listed must be added (run with -update-conformance).
+// listed must be added (run with -update-conformance). Every compiled
+// output is also compared with the reference interpreter's
+// (-conformance-interp, on by default; -conformance-interp=false skips it).
 func TestConformanceHost(t *testing.T) {
 	requireTools(t)
 	root := onnxTestsDir(t)
