@@ -314,6 +314,13 @@ func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *
 			if err := checkStatistical(check, inputs, res.Outputs, tensorsOf(wants)); err != nil {
 				return fmt.Sprintf("%s: %s check: %v", filepath.Base(set), check, err)
 			}
+			// The interpreter draws from the same seeded generator
+			// (docs/ops.md, "Random ops"), so its draws match bit for bit.
+			if *conformanceInterp {
+				if v := compareInterp(m, inputs, res.Outputs); v != "" {
+					return fmt.Sprintf("%s: %s", filepath.Base(set), v)
+				}
+			}
 			continue
 		}
 		for i, w := range wants {

@@ -37,6 +37,10 @@ func TestConformanceInterp(t *testing.T) {
 		}
 	}
 	sort.Strings(names)
+	statistical, err := readStatistical(filepath.Join("testdata", "conformance", "statistical.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	var (
 		mu     sync.Mutex
 		failed []string
@@ -49,7 +53,7 @@ func TestConformanceInterp(t *testing.T) {
 			defer wg.Done()
 			for name := range work {
 				e := listed[name]
-				if v := runInterpConformance(filepath.Join(root, name), e.rtol, e.atol); v != "PASS" {
+				if v := runInterpConformance(filepath.Join(root, name), e.rtol, e.atol, statistical[name]); v != "PASS" {
 					mu.Lock()
 					failed = append(failed, name+": "+v)
 					mu.Unlock()
@@ -70,7 +74,10 @@ func TestConformanceInterp(t *testing.T) {
 }
 
 // runInterpConformance runs one test's data sets under the interpreter.
-func runInterpConformance(dir string, rtol, atol float64) (verdict string) {
+// check, when not "", names the statistical check (statistical.txt) that
+// replaces the element-wise comparison for a test with random outputs, as
+// in TestConformanceHost.
+func runInterpConformance(dir string, rtol, atol float64, check string) (verdict string) {
 	defer func() {
 		if r := recover(); r != nil {
 			verdict = fmt.Sprintf("panic: %v", r)
@@ -104,6 +111,12 @@ func runInterpConformance(dir string, rtol, atol float64) (verdict string) {
 		}
 		if len(outs) != len(wants) {
 			return fmt.Sprintf("%d outputs, want %d", len(outs), len(wants))
+		}
+		if check != "" {
+			if err := checkStatistical(check, inputs, outs, tensorsOf(wants)); err != nil {
+				return fmt.Sprintf("%s: %s check: %v", filepath.Base(set), check, err)
+			}
+			continue
 		}
 		for i, w := range wants {
 			r, err := tensorio.Compare(outs[i], w.t, rtol, atol)

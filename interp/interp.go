@@ -140,10 +140,10 @@ func handled(op niro.Op) bool {
 	switch op.(type) {
 	case *niro.Const, *niro.GetGlobal, *niro.Transpose, *niro.TensorExtract,
 		*niro.Binary, *niro.Unary, *niro.Compare, *niro.Cast, *niro.Select, *niro.Reduce,
-		*niro.Reshape, *niro.Broadcast, *niro.Iota, *niro.Concat, *niro.Slice, *niro.CumSum,
+		*niro.Reshape, *niro.Broadcast, *niro.Iota, *niro.Concat, *niro.Slice, *niro.DynSlice, *niro.CumSum,
 		*niro.Pad, *niro.Gather, *niro.GatherElements, *niro.GatherND, *niro.Scatter,
-		*niro.ArgReduce, *niro.TopK, *niro.MatMul, *niro.Conv, *niro.Pool, *niro.MaxPoolIndices,
-		*niro.Call, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.If:
+		*niro.ArgReduce, *niro.TopK, *niro.MatMul, *niro.Conv, *niro.Pool, *niro.MaxPoolIndices, *niro.Recurrent,
+		*niro.Call, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.If, *niro.Loop:
 		return true
 	}
 	return false
@@ -166,7 +166,7 @@ func supported(op niro.Op) error {
 			if v.Type == nil {
 				continue
 			}
-			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 {
+			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 && !(niro.IsFloat8(e) && movesFloat8(op)) {
 				return fmt.Errorf("%w: element type %s of %s", ErrUnsupported, e, v)
 			}
 			if t, ok := v.Type.(niro.TensorType); ok && t.Unranked {
@@ -265,6 +265,13 @@ func (in *machine) region(fr *frame, r *niro.Region, args []*tensor, depth int) 
 						if err == nil {
 							fr.set(v, res[i])
 						}
+					}
+				}
+			case *niro.Loop:
+				var res []*tensor
+				if res, err = in.loop(fr, op, depth); err == nil {
+					for i, v := range op.Res {
+						fr.set(v, res[i])
 					}
 				}
 			case *niro.Call:
@@ -452,6 +459,14 @@ func resultDims(op niro.Op, ins []*tensor) ([][]int64, error) {
 	if !dynamic {
 		return out, nil
 	}
+	if ds, ok := op.(*niro.DynSlice); ok {
+		_, dims, err := dynSliceBounds(ds, ins[0], ins[1], ins[2])
+		if err != nil {
+			return nil, err
+		}
+		out[0] = dims
+		return out, nil
+	}
 	if rs, ok := op.(*niro.Reshape); ok {
 		n := ins[0].n()
 		dims := append([]int64(nil), rs.Shape...)
@@ -517,7 +532,7 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 	case *niro.Compare:
 		return one(compare(op.Pred, ins[0], ins[1], rd[0]))
 	case *niro.Cast:
-		return one(cast(ins[0], op.To), nil)
+		return one(castOp(ins[0], op.To, op.NoSaturate), nil)
 	case *niro.Select:
 		return one(selectOp(ins[0], ins[1], ins[2], rd[0]))
 	case *niro.Reduce:
@@ -536,6 +551,8 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 		return one(concat(ins, op.Axis, rd[0]), nil)
 	case *niro.Slice:
 		return one(slice(ins[0], op.Starts, op.Steps, rd[0]), nil)
+	case *niro.DynSlice:
+		return one(dynSliceOp(op, ins[0], ins[1], ins[2]))
 	case *niro.CumSum:
 		return one(cumsum(op, ins[0]), nil)
 	case *niro.Pad:
@@ -565,6 +582,8 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 		return one(pool(op, ins[0], rd[0]), nil)
 	case *niro.MaxPoolIndices:
 		return one(maxPoolIndices(op, ins[0], rd[0]), nil)
+	case *niro.Recurrent:
+		return recurrent(op, ins, opts)
 	}
 	return nil, fmt.Errorf("%w: op kind %T", ErrUnsupported, op)
 }
@@ -588,7 +607,7 @@ func EvalOp(op niro.Op, operands []tensorio.Tensor, opts Options) ([]tensorio.Te
 		return nil, err
 	}
 	switch op.(type) {
-	case *niro.Const, *niro.GetGlobal, *niro.Call, *niro.If, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.UnknownOp:
+	case *niro.Const, *niro.GetGlobal, *niro.Call, *niro.If, *niro.Loop, *niro.Branch, *niro.CondBranch, *niro.Return, *niro.Yield, *niro.UnknownOp:
 		return nil, fmt.Errorf("%w: %s is not a pure op", ErrUnsupported, op.Name())
 	}
 	vals := op.Operands()

@@ -224,7 +224,7 @@ func decode(e niro.ScalarType, dims []int64, b []byte) (*tensor, error) {
 		for i := range t.ints {
 			t.ints[i] = int64(int8(b[i]))
 		}
-	case niro.U8:
+	case niro.U8, niro.F8E4M3FN, niro.F8E4M3FNUZ, niro.F8E5M2, niro.F8E5M2FNUZ:
 		for i := range t.ints {
 			t.ints[i] = int64(b[i])
 		}
