@@ -166,7 +166,7 @@ func supported(op niro.Op) error {
 			if v.Type == nil {
 				continue
 			}
-			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 && !(niro.IsFloat8(e) && movesFloat8(op)) {
+			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 && !(niro.IsCastOnly(e) && movesCastOnly(op)) {
 				return fmt.Errorf("%w: element type %s of %s", ErrUnsupported, e, v)
 			}
 			if t, ok := v.Type.(niro.TensorType); ok && t.Unranked {
