@@ -154,20 +154,31 @@ func castF8(x *tensor, to niro.ScalarType, noSaturate bool) *tensor {
 	return out
 }
 
-// castOp is Cast: the 8-bit floats by castF8, every other pair by cast.
+// castOp is Cast: f4E2M1FN and f8E8M0FNU through their f32 values and
+// their encoders (packed.go), the 8-bit floats by castF8, every other pair
+// (the 4- and 2-bit integers, which wrap, included) by cast.
 func castOp(x *tensor, to niro.ScalarType, noSaturate bool) *tensor {
-	if niro.IsFloat8(x.elem) || niro.IsFloat8(to) {
-		if x.elem == to {
-			return cast(x, to)
-		}
+	switch {
+	case x.elem == to:
+		return cast(x, to)
+	case x.elem == niro.F4E2M1FN:
+		return castOp(decodeF4(x), to, noSaturate)
+	case x.elem == niro.F8E8M0FNU:
+		return castOp(decodeE8M0(x), to, noSaturate)
+	case to == niro.F4E2M1FN:
+		return castF4(x)
+	case to == niro.F8E8M0FNU:
+		return castE8M0(x, noSaturate)
+	case niro.IsFloat8(x.elem) || niro.IsFloat8(to):
 		return castF8(x, to, noSaturate)
 	}
 	return cast(x, to)
 }
 
-// movesFloat8 reports whether op may have 8-bit float operands or results:
+// movesCastOnly reports whether op may have operands or results of the
+// types only Cast computes on (niro.IsCastOnly):
 // Cast, and the ops that only move data, copy or select elements.
-func movesFloat8(op niro.Op) bool {
+func movesCastOnly(op niro.Op) bool {
 	switch op := op.(type) {
 	case *niro.Cast, *niro.Const, *niro.GetGlobal, *niro.Reshape, *niro.Broadcast, *niro.Transpose,
 		*niro.Concat, *niro.Slice, *niro.DynSlice, *niro.Gather, *niro.GatherElements, *niro.GatherND,

@@ -166,7 +166,7 @@ func supported(op niro.Op) error {
 			if v.Type == nil {
 				continue
 			}
-			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 && !(niro.IsFloat8(e) && movesFloat8(op)) {
+			if e := niro.ElemOf(v.Type); niro.ClassOf(e) == 0 && !(niro.IsCastOnly(e) && movesCastOnly(op)) {
 				return fmt.Errorf("%w: element type %s of %s", ErrUnsupported, e, v)
 			}
 			if t, ok := v.Type.(niro.TensorType); ok && t.Unranked {
@@ -381,6 +381,11 @@ func literal(typ niro.Type, lit niro.Literal) (*tensor, error) {
 	case niro.ScalarType:
 		out := newTensor(t, nil)
 		out.scalar = true
+		if _, ok := lit.(niro.BytesLit); !ok && storeOf(t) == sInt && t.IsFloat() {
+			// The cast-only floats are held as codes; their literal is
+			// the code's bytes.
+			return nil, fmt.Errorf("%w: %s literal %v (not its code's bytes)", ErrUnsupported, t, lit)
+		}
 		switch l := lit.(type) {
 		case niro.BoolLit:
 			if l {

@@ -176,6 +176,11 @@ func wrap(e niro.ScalarType, v int64) int64 {
 		return int64(uint16(v))
 	case niro.U32:
 		return int64(uint32(v))
+	case niro.I4, niro.I2:
+		sh := 64 - e.Bits()
+		return v << sh >> sh
+	case niro.U4, niro.U2:
+		return v & (1<<e.Bits() - 1)
 	}
 	return v
 }
@@ -224,9 +229,13 @@ func decode(e niro.ScalarType, dims []int64, b []byte) (*tensor, error) {
 		for i := range t.ints {
 			t.ints[i] = int64(int8(b[i]))
 		}
-	case niro.U8, niro.F8E4M3FN, niro.F8E4M3FNUZ, niro.F8E5M2, niro.F8E5M2FNUZ:
+	case niro.U8, niro.F8E4M3FN, niro.F8E4M3FNUZ, niro.F8E5M2, niro.F8E5M2FNUZ, niro.F8E8M0FNU:
 		for i := range t.ints {
 			t.ints[i] = int64(b[i])
+		}
+	case niro.I4, niro.U4, niro.I2, niro.U2, niro.F4E2M1FN:
+		for i := range t.ints {
+			t.ints[i] = unpackCode(e, b, i)
 		}
 	case niro.I16:
 		for i := range t.ints {
@@ -276,6 +285,8 @@ func (t *tensor) encode() tensorio.Tensor {
 		for i, v := range t.f64 {
 			binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
 		}
+	case niro.I4, niro.U4, niro.I2, niro.U2, niro.F4E2M1FN:
+		packCodes(t.elem, t.ints, b)
 	default:
 		size := t.elem.Bits() / 8
 		for i, v := range t.ints {
