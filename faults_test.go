@@ -274,7 +274,11 @@ func TestFaultScripts(t *testing.T) {
 				ts.Check(err)
 				var names []string
 				for _, e := range ents {
-					names = append(names, e.Name())
+					// A failing tool's full message is kept, on purpose,
+					// in a file whose path niro printed.
+					if m, _ := filepath.Match("niro-*-error-*.txt", e.Name()); !m {
+						names = append(names, e.Name())
+					}
 				}
 				if (len(names) == 0) == neg {
 					ts.Fatalf("%s holds %v", args[0], names)
