@@ -45,7 +45,7 @@ var classes = []string{classPass, classUnsupported, classType, classWrong, class
 var classDoc = map[string]string{
 	classPass:        "every output matches within the tolerances",
 	classUnsupported: "the model imports, but an ONNX op stays an UnknownOp: not converted yet, or not compilable in this instance",
-	classType:        "an element type or a value kind (string, float8, 4-bit, sequence, optional) niro does not lower or read",
+	classType:        "an element type or a value kind (string, complex, sequence, optional) niro does not lower or read",
 	classWrong:       "the model compiles and runs, but an output differs from the expected one",
 	classCompile:     "emit or an LLVM/MLIR tool fails, or the run crashes or times out",
 	classImport:      "the importer rejects the model, or a data file cannot be read",
