@@ -299,7 +299,20 @@ func (fe *funcEmitter) ret(op *niro.Return) {
 		}
 		ns, ts = strings.Join(nl, ", "), strings.Join(tl, ", ")
 	}
-	fe.line("func.return %s : %s", ns, ts)
+	// A tensor returned twice (two outputs that are one value) gets a copy
+	// for each later place: each result needs a buffer of its own, and
+	// buffer-results-to-out-params fails on one value returned twice.
+	nl, tl := strings.Split(ns, ", "), strings.Split(ts, ", ")
+	seen := map[string]bool{}
+	for i, n := range nl {
+		if seen[n] && strings.HasPrefix(tl[i], "tensor<") && !strings.Contains(tl[i], "?") {
+			c := fe.tmp()
+			fe.line("%s = bufferization.alloc_tensor() copy(%s) : %s", c, n, tl[i])
+			nl[i] = c
+		}
+		seen[n] = true
+	}
+	fe.line("func.return %s : %s", strings.Join(nl, ", "), strings.Join(tl, ", "))
 }
 
 // getGlobal lowers GetGlobal: a scalar global to arith.constant, a tensor
