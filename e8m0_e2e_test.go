@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"testing"
 
@@ -65,34 +63,7 @@ func e8m0Inputs() []float32 {
 // against the reference conversions above.
 func TestE8M0Casts(t *testing.T) {
 	requireTools(t)
-	ctx := context.Background()
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
-		t.Helper()
-		mf, err := openModel(path, ShapeFlags{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mf.close()
-		m, err := mf.module(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hm, err := env.buildHost(ctx, tc, m, "host")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer hm.cleanup()
-		res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{in}, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Outputs
-	}
+	run := hostRunner(t)
 	castTo := func(name string, to onnxpb.TensorProto_DataType, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
 		return &onnxpb.NodeProto{OpType: proto.String("Cast"), Input: []string{"x"}, Output: []string{name},
 			Attribute: append([]*onnxpb.AttributeProto{{Name: proto.String("to"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(int64(to))}}, attrs...)}

@@ -166,35 +166,8 @@ func f8Inputs() []float32 {
 // conversions above.
 func TestFloat8Casts(t *testing.T) {
 	requireTools(t)
-	ctx := context.Background()
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	xs := f8Inputs()
-	run := func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
-		t.Helper()
-		mf, err := openModel(path, ShapeFlags{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mf.close()
-		m, err := mf.module(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hm, err := env.buildHost(ctx, tc, m, "host")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer hm.cleanup()
-		res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{in}, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Outputs
-	}
+	run := hostRunner(t)
 	t.Run("encode", func(t *testing.T) {
 		var nodes []*onnxpb.NodeProto
 		var outs []*onnxpb.ValueInfoProto
@@ -275,4 +248,38 @@ func f8Model(t *testing.T, name string, nodes []*onnxpb.NodeProto, in *onnxpb.Va
 		t.Fatal(err)
 	}
 	return path
+}
+
+// hostRunner returns a function that compiles a one-input model for the
+// host and runs it once on in, failing the test on any error.
+func hostRunner(t *testing.T) func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
+	t.Helper()
+	ctx := context.Background()
+	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+	tc, err := env.findTools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
+		t.Helper()
+		mf, err := openModel(path, ShapeFlags{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer mf.close()
+		m, err := mf.module(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hm, err := env.buildHost(ctx, tc, m, "host")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer hm.cleanup()
+		res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{in}, 0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Outputs
+	}
 }

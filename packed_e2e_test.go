@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
-	"io"
 	"math"
 	"testing"
 
@@ -58,34 +56,7 @@ func (p packedInt) packCodes(codes []int) []byte {
 // zero first).
 func TestPackedIntCasts(t *testing.T) {
 	requireTools(t)
-	ctx := context.Background()
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
-		t.Helper()
-		mf, err := openModel(path, ShapeFlags{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mf.close()
-		m, err := mf.module(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hm, err := env.buildHost(ctx, tc, m, "host")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer hm.cleanup()
-		res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{in}, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Outputs
-	}
+	run := hostRunner(t)
 	cast := func(in, out string, to onnxpb.TensorProto_DataType) *onnxpb.NodeProto {
 		return &onnxpb.NodeProto{OpType: proto.String("Cast"), Input: []string{in}, Output: []string{out},
 			Attribute: []*onnxpb.AttributeProto{{Name: proto.String("to"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(int64(to))}}}
@@ -202,34 +173,7 @@ func f4Encode(x float64) int {
 // bit for bit against the reference above.
 func TestF4E2M1Casts(t *testing.T) {
 	requireTools(t)
-	ctx := context.Background()
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := func(t *testing.T, path string, in tensorio.Tensor) []tensorio.Tensor {
-		t.Helper()
-		mf, err := openModel(path, ShapeFlags{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer mf.close()
-		m, err := mf.module(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hm, err := env.buildHost(ctx, tc, m, "host")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer hm.cleanup()
-		res, err := env.execute(ctx, tc, hm, []tensorio.Tensor{in}, 0, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Outputs
-	}
+	run := hostRunner(t)
 	cast := func(in, out string, to onnxpb.TensorProto_DataType) *onnxpb.NodeProto {
 		return &onnxpb.NodeProto{OpType: proto.String("Cast"), Input: []string{in}, Output: []string{out},
 			Attribute: []*onnxpb.AttributeProto{{Name: proto.String("to"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(int64(to))}}}
