@@ -471,6 +471,7 @@ func TestCapMessage(t *testing.T) {
 
 // FuzzCapMessage checks that capMessage never panics, never makes a
 // message longer than the bound, and keeps valid UTF-8 valid.
+// fuzzcount: 10000
 func FuzzCapMessage(f *testing.F) {
 	f.Add("perm [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] of node t")
 	f.Add("got tensor<1x1x1x1x1x1x1x1x1x1x1x1xf32>, want tensor<2x3xf32>")

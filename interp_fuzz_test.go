@@ -148,6 +148,7 @@ func randomGraph(seed uint64) (oracleCase, string) {
 // FuzzInterpVsCompiled compiles random graphs (randomGraph) and compares
 // them with the interpreter bit for bit. Without -fuzz it runs the seed
 // corpus: the f.Add seeds and testdata/fuzz/FuzzInterpVsCompiled.
+// fuzzcount: 24
 func FuzzInterpVsCompiled(f *testing.F) {
 	for _, seed := range []uint64{1, 2, 3, 5, 8, 13} {
 		f.Add(seed)

@@ -137,6 +137,7 @@ func (s *byteSource) genGraph(depth int) *onnxpb.GraphProto {
 // FuzzImportGenerated builds structurally plausible models from the fuzz
 // input, exercising the converter's semantic checks rather than the
 // protobuf decoder.
+// fuzzcount: 20000
 func FuzzImportGenerated(f *testing.F) {
 	for _, seed := range []string{"", "\x01\x02\x03", "\x05\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09", "\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8"} {
 		f.Add([]byte(seed))
