@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/opt"
 	"github.com/niro-dev/niro/tensorio"
 )
 
@@ -142,5 +144,20 @@ func TestStaticBuildNeedsNoCgo(t *testing.T) {
 		if p == "runtime/cgo" {
 			t.Errorf("with -tags osusergo,netgo the niro binary still links runtime/cgo")
 		}
+	}
+}
+
+// TestPassesDefault keeps --passes' default, a literal in a struct tag,
+// equal to opt.DefaultPipeline, which `niro opt` and the docs name.
+func TestPassesDefault(t *testing.T) {
+	f, ok := reflect.TypeOf(PassesFlag{}).FieldByName("Passes")
+	if !ok {
+		t.Fatal("PassesFlag has no Passes field")
+	}
+	if got := f.Tag.Get("default"); got != opt.DefaultPipeline {
+		t.Errorf("--passes defaults to %q, opt.DefaultPipeline is %q", got, opt.DefaultPipeline)
+	}
+	if _, err := opt.Parse(opt.DefaultPipeline); err != nil {
+		t.Errorf("opt.DefaultPipeline: %v", err)
 	}
 }

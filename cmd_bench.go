@@ -83,7 +83,7 @@ func (c *BenchCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.Pipeline)
+	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.PipelineFlag)
 	if err != nil {
 		return err
 	}

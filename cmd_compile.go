@@ -8,7 +8,6 @@ import (
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
-	"github.com/niro-dev/niro/opt"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -17,6 +16,7 @@ type EmitCmd struct {
 	File   string `arg:"" help:"A .onnx or .niro model." type:"existingfile"`
 	Output string `short:"o" help:"Write the MLIR to FILE (and the weights blob, if any, to FILE's stem + .weights)." placeholder:"FILE"`
 	ShapeFlags
+	PassesFlag
 }
 
 // emitModel loads a .onnx or .niro file, checks that its interface has
@@ -28,16 +28,6 @@ func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, 
 // emitNamed is emitModel with the entry function named name (when not
 // empty).
 func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
-	return env.emitNamedPasses(path, flags, name, opts, "")
-}
-
-// emitNamedPasses is emitNamed with the Niro IR passes list (docs/passes.md;
-// "" runs none) run on the module first.
-func (env *Env) emitNamedPasses(path string, flags ShapeFlags, name string, opts emit.Options, list string) (*emit.Output, error) {
-	ps, err := opt.Parse(list)
-	if err != nil {
-		return nil, usagef("--passes: %v", err)
-	}
 	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
@@ -54,10 +44,8 @@ func (env *Env) emitNamedPasses(path string, flags ShapeFlags, name string, opts
 			return nil, err
 		}
 	}
-	if len(ps) > 0 {
-		if err := opt.Run(m, ps, opt.Options{}); err != nil {
-			return nil, diagnostics(path, err)
-		}
+	if err := env.runPasses(path, m); err != nil {
+		return nil, err
 	}
 	return emit.Module(m, opts)
 }
@@ -98,6 +86,9 @@ func renameEntry(m *niro.Module, name string) error {
 
 // Run prints the model as MLIR text on tensors. It needs no LLVM tools.
 func (c *EmitCmd) Run(env *Env) error {
+	if err := env.usePasses(c.Passes); err != nil {
+		return err
+	}
 	out, err := env.emitNamed(c.File, c.ShapeFlags, "", env.emitOptions())
 	if err != nil {
 		return err
@@ -139,8 +130,7 @@ type CompileCmd struct {
 	Weights string `help:"Where large weights go for obj: embed (in the object, symbol NAME_weights) or file (a .weights file beside the output)." enum:"embed,file" default:"embed"`
 	Name    string `help:"Symbol of the entry function (default: the graph's name made a C identifier); the embedded weights are NAME_weights." placeholder:"NAME"`
 	TargetFlags
-	PrintIRAfterAll bool   `name:"print-ir-after-all" help:"Print the MLIR after each pass of the pipeline to standard error (mlir-opt --mlir-print-ir-after-all)."`
-	Passes          string `name:"passes" help:"Niro IR passes to run before emitting (dce, cse, fold, simplify; docs/passes.md)." default:"dce" placeholder:"LIST"`
+	PrintIRAfterAll bool `name:"print-ir-after-all" help:"Print the MLIR after each pass of the pipeline to standard error (mlir-opt --mlir-print-ir-after-all)."`
 	ShapeFlags
 	PipelineFlag
 	GPUFlags
@@ -152,6 +142,9 @@ var kindExt = map[string]string{
 
 // Run compiles the model through the pipeline as far as the kind needs.
 func (c *CompileCmd) Run(env *Env) error {
+	if err := env.usePasses(c.Passes); err != nil {
+		return err
+	}
 	if c.Target != "host" {
 		return c.runGPU(env) // cmd_gpu.go
 	}
@@ -161,7 +154,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	if c.TargetCPU == "" {
 		return usagef("--target-cpu: want a CPU name or native")
 	}
-	out, err := env.emitNamedPasses(c.File, c.ShapeFlags, c.Name, env.emitOptions(), c.Passes)
+	out, err := env.emitNamed(c.File, c.ShapeFlags, c.Name, env.emitOptions())
 	if err != nil {
 		return err
 	}

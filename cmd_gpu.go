@@ -44,7 +44,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	if dest == "" {
 		dest = stem(c.File) + gpuKindExt[c.Emit]
 	}
-	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
+	out, err := env.emitNamed(c.File, c.ShapeFlags, "", env.emitOptions())
 	if err != nil {
 		return err
 	}

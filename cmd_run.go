@@ -59,8 +59,12 @@ type hostRun struct {
 }
 
 // startHost opens the model and finds the tools.
-func (env *Env) startHost(ctx context.Context, file string, flags ShapeFlags, pipeline string) (*hostRun, error) {
+func (env *Env) startHost(ctx context.Context, file string, flags ShapeFlags, pf PipelineFlag) (*hostRun, error) {
+	pipeline := pf.Pipeline
 	if _, err := lookupPipeline(pipeline); err != nil {
+		return nil, err
+	}
+	if err := env.usePasses(pf.Passes); err != nil {
 		return nil, err
 	}
 	mf, err := openModel(file, flags)
@@ -174,7 +178,7 @@ func (c *RunCmd) Run(env *Env) error {
 	if err != nil {
 		return err
 	}
-	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.Pipeline)
+	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.PipelineFlag)
 	if err != nil {
 		return err
 	}
@@ -305,7 +309,7 @@ func (c *TestCmd) Run(env *Env) error {
 			return usagef("%v", err)
 		}
 	}
-	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.Pipeline)
+	h, err := env.startHost(env.context(), c.File, c.ShapeFlags, c.PipelineFlag)
 	if err != nil {
 		return err
 	}

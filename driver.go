@@ -16,6 +16,7 @@ import (
 	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/internal/safefile"
 	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/opt"
 	"github.com/niro-dev/niro/tensorio"
 	"github.com/niro-dev/niro/toolchain"
 )
@@ -23,6 +24,44 @@ import (
 // PipelineFlag selects the named pipeline of passes.txt.
 type PipelineFlag struct {
 	Pipeline string `help:"Pipeline of passes.txt to run: host (optimized, scheduled) or host-O0 (naive loops, no LLVM optimization, every tool verifying) (default: ${default})." default:"host" placeholder:"NAME"`
+	PassesFlag
+}
+
+// PassesFlag is --passes: the Niro IR passes (docs/passes.md) every verb
+// that emits runs on the module first. Its default is opt.DefaultPipeline
+// (a test keeps them equal).
+type PassesFlag struct {
+	Passes string `name:"passes" help:"Niro IR passes run before emitting, in order: dce, cse, fold, simplify (docs/passes.md); an empty list runs none (default: ${default})." default:"simplify,fold,cse,dce" placeholder:"LIST"`
+}
+
+// usePasses sets the Niro IR passes of this invocation from a --passes
+// list; a name that is no pass is bad usage.
+func (env *Env) usePasses(list string) error {
+	ps, err := opt.Parse(list)
+	if err != nil {
+		return usagef("--passes: %v", err)
+	}
+	env.passes, env.passesSet = ps, true
+	return nil
+}
+
+// runPasses runs this invocation's Niro IR passes on m (opt.DefaultPipeline
+// unless usePasses chose others), verifying after each.
+func (env *Env) runPasses(path string, m *niro.Module) error {
+	ps := env.passes
+	if !env.passesSet {
+		var err error
+		if ps, err = opt.Parse(opt.DefaultPipeline); err != nil {
+			return err
+		}
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	if err := opt.Run(m, ps, opt.Options{}); err != nil {
+		return diagnostics(path, err)
+	}
+	return nil
 }
 
 var (
@@ -94,6 +133,9 @@ func (env *Env) workDir() (string, func(), error) {
 func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.Module, pipeline string) (*hostModel, error) {
 	p, err := lookupPipeline(pipeline)
 	if err != nil {
+		return nil, err
+	}
+	if err := env.runPasses(m.Entry().Name, m); err != nil {
 		return nil, err
 	}
 	if err := harness.CheckMemory(m); err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/internal/safefile"
+	"github.com/niro-dev/niro/opt"
 	"github.com/niro-dev/niro/toolchain"
 )
 
@@ -157,4 +158,7 @@ type Env struct {
 	keepOnce sync.Once
 	keepDir  string
 	keepErr  error
+
+	passes    []opt.Pass // the Niro IR passes, when passesSet (usePasses)
+	passesSet bool
 }
