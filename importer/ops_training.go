@@ -68,13 +68,7 @@ func (nc *nodeCtx) optimizerGroups(groups int) int {
 }
 
 // optScalar returns input i (R or T, one element) as a rank-0 tensor.
-func (nc *nodeCtx) optScalar(i int) niro.Value {
-	v := nc.in(i)
-	if nc.rank(v) != 0 {
-		v = nc.reshape(v, []int64{})
-	}
-	return v
-}
+func (nc *nodeCtx) optScalar(i int) niro.Value { return nc.rank0(nc.in(i)) }
 
 // momentumConv maps Momentum: g' = norm_coefficient·X + G, β' = β when
 // T > 0 and 1 at the first step, V' = α·V + β'·g', and X' = X − R·V'
