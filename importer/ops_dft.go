@@ -146,12 +146,12 @@ func (nc *nodeCtx) dft(x niro.Value, ax int, n int64, inverse, onesided bool) ni
 		k = n/2 + 1
 	}
 	flat := append(append([]int64{}, tdims[:r-2]...), l*c)
-	xf := nc.reshape(nc.cast(x, niro.F64), flat)
+	xf := nc.reshapeStatic(nc.cast(x, niro.F64), flat)
 	basis := dftBasis(l, c, n, k, d, inverse, onesided)
 	w := nc.constKnown(&known{elem: niro.F64, dims: []int64{l * c, k * d}, floats: basis})
 	y := nc.matmulONNX(xf, w)
 	out := append(append([]int64{}, tdims[:r-2]...), k, d)
-	y = nc.cast(nc.reshape(y, out), e)
+	y = nc.cast(nc.reshapeStatic(y, out), e)
 	inv := make([]int, r)
 	for i, p := range perm {
 		inv[p] = i
@@ -273,7 +273,7 @@ func stftConv(nc *nodeCtx) error {
 	}
 	g := nc.op(&niro.Gather{Axis: 1, X: x, Indices: nc.constInts(niro.I64, []int64{frames, fl}, idx)})
 	if win != nil {
-		g = nc.bin(niro.Mul, g, nc.reshape(*win, []int64{fl, 1}))
+		g = nc.bin(niro.Mul, g, nc.reshapeStatic(*win, []int64{fl, 1}))
 	}
 	nc.out(0, nc.dft(g, 2, fl, false, nc.attrInt("onesided", 1) != 0))
 	return nil

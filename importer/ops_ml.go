@@ -52,7 +52,7 @@ func arrayFeatureConv(nc *nodeCtx) error {
 	}
 	n := it.NumElements()
 	if it.Rank() != 1 {
-		ind = nc.reshape(ind, []int64{n})
+		ind = nc.reshapeStatic(ind, []int64{n})
 	}
 	if k, ok := nc.knownOf(ind); ok {
 		ext := tensorOf(x).Dims[r-1]
@@ -62,7 +62,7 @@ func arrayFeatureConv(nc *nodeCtx) error {
 	}
 	y := nc.op(&niro.Gather{Axis: r - 1, X: x, Indices: ind})
 	if r == 1 {
-		y = nc.reshape(y, []int64{1, n})
+		y = nc.reshapeStatic(y, []int64{1, n})
 	}
 	nc.out(0, y)
 	return nil

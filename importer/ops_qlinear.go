@@ -54,7 +54,7 @@ func (nc *nodeCtx) rowParam(p, x niro.Value) niro.Value {
 	case pt.HasStaticShape() && pt.NumElements() == 1:
 		return nc.rank0(p)
 	case pt.Rank() == 1 && !xt.Unranked && xt.Rank() >= 2 && pt.Dims[0] == xt.Dims[xt.Rank()-2] && pt.Dims[0] >= 0:
-		return nc.reshape(p, []int64{pt.Dims[0], 1})
+		return nc.reshapeStatic(p, []int64{pt.Dims[0], 1})
 	}
 	return p
 }
@@ -87,7 +87,7 @@ func (nc *nodeCtx) perChannel(p niro.Value, ones int) niro.Value {
 	for i := 1; i < len(dims); i++ {
 		dims[i] = 1
 	}
-	return nc.reshape(p, dims)
+	return nc.reshapeStatic(p, dims)
 }
 
 // minusZP widens x to i32 and subtracts the zero point zp (already shaped
