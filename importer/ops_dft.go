@@ -20,6 +20,9 @@ import (
 // f64 both are far more accurate than the f32 result, so the outputs agree
 // to about an f32 ulp.
 
+// maxBasis bounds the entries of a DFT basis (8 bytes each).
+const maxBasis = 1 << 24
+
 func init() {
 	register("DFT",
 		opSpec{Since: 17, In: [2]int{1, 2}, Out: [2]int{1, 1}, Attrs: []string{"axis", "inverse", "onesided"}, Convert: dftConv},
@@ -87,8 +90,8 @@ func dftConv(nc *nodeCtx) error {
 		}
 		n = l
 	}
-	if n < 1 {
-		return nc.errorf("dft_length must be at least 1, is %d", n)
+	if n < 1 || n > maxBasis {
+		return nc.errorf("dft_length must be between 1 and %d, is %d", maxBasis, n)
 	}
 	nc.out(0, nc.dft(x, ax, n, inverse, onesided))
 	return nil
@@ -144,6 +147,10 @@ func (nc *nodeCtx) dft(x niro.Value, ax int, n int64, inverse, onesided bool) ni
 		d = 1
 	case onesided:
 		k = n/2 + 1
+	}
+	if l*c*k*d > maxBasis {
+		nc.notYet("the DFT basis of %d×%d entries is larger than %d", l*c, k*d, maxBasis)
+		return x
 	}
 	flat := append(append([]int64{}, tdims[:r-2]...), l*c)
 	xf := nc.reshapeStatic(nc.cast(x, niro.F64), flat)
@@ -265,6 +272,10 @@ func stftConv(nc *nodeCtx) error {
 		return nc.errorf("frame_step %d and frame_length %d do not fit a signal of length %d", step, fl, dims[1])
 	}
 	frames := 1 + (dims[1]-fl)/step
+	if frames*fl > maxBasis {
+		nc.notYet("STFT of %d frames of %d samples has more than %d samples", frames, fl, maxBasis)
+		return nil
+	}
 	idx := make([]int64, 0, frames*fl)
 	for f := int64(0); f < frames; f++ {
 		for j := int64(0); j < fl; j++ {

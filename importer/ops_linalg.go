@@ -203,7 +203,7 @@ func melWeightConv(nc *nodeCtx) error {
 		return nc.errorf("output_datatype must name a number type, names %s", to)
 	}
 	bins, dftLen, rate := ints[0], ints[1], ints[2]
-	if bins < 1 || dftLen < 1 || rate < 1 || bins > 1<<16 || dftLen > 1<<24 {
+	if bins < 1 || dftLen < 1 || rate < 1 || bins > 1<<16 || dftLen > 1<<24 || (dftLen/2+1)*bins > maxBasis {
 		return nc.errorf("num_mel_bins %d, dft_length %d and sample_rate %d must be positive (and not huge)", bins, dftLen, rate)
 	}
 	w, err := melWeights(bins, dftLen, rate, edges[0], edges[1], elem(nc.in(3)) == niro.F64)

@@ -195,6 +195,10 @@ func treeEnsembleConv(nc *nodeCtx) error {
 		return nc.errorf("tree_roots is empty")
 	}
 	np := int64(len(paths))
+	if int64(nn)*np > maxBasis || np*nTargets > maxBasis || int64(nn*maxSet) > maxBasis {
+		nc.notYet("the ensemble of %d nodes, %d paths and %d targets is too large to decompose", nn, np, nTargets)
+		return nil
+	}
 	b := dims[0]
 	e := elem(x)
 	ct := computeType(e)
