@@ -15,7 +15,9 @@ import (
 // node or keep it an UnknownOp with a reason, never panic or convert.
 func TestNewOpsBadInput(t *testing.T) {
 	f := func(name string, dims ...int64) *onnxpb.ValueInfoProto { return vi(name, dtFloat, dims...) }
-	i64 := func(name string, v int64) *onnxpb.TensorProto { return tensorProto(name, vals(niro.I64, nil, float64(v))) }
+	i64 := func(name string, v int64) *onnxpb.TensorProto {
+		return tensorProto(name, vals(niro.I64, nil, float64(v)))
+	}
 	type tc struct {
 		name   string
 		opsets map[string]int64
