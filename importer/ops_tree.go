@@ -151,7 +151,11 @@ func treeEnsembleConv(nc *nodeCtx) error {
 	var paths []treePath
 	var walk func(n int64, isLeaf bool, nodes []int64, way []bool, depth int) bool
 	walk = func(n int64, isLeaf bool, nodes []int64, way []bool, depth int) bool {
-		if len(paths) > maxTreePaths || depth > nn {
+		if depth > nn {
+			nc.fail("the tree of node %d has a cycle", n)
+			return false
+		}
+		if len(paths) > maxTreePaths {
 			return false
 		}
 		if isLeaf {
@@ -187,7 +191,7 @@ func treeEnsembleConv(nc *nodeCtx) error {
 			if nc.err != nil {
 				return nc.err
 			}
-			nc.notYet("the trees have more than %d paths, or a cycle", maxTreePaths)
+			nc.notYet("the trees have more than %d paths", maxTreePaths)
 			return nil
 		}
 	}
