@@ -446,6 +446,9 @@ func (fe *funcEmitter) compareOp(op *niro.Compare) {
 func (fe *funcEmitter) castOp(op *niro.Cast) {
 	from := elemOf(op.X)
 	fe.elementwise(op, op.Result, op.Operands(), func(a []string) (string, error) {
+		if op.Bitcast {
+			return fe.bitcastScalar(from, op.To, a[0])
+		}
 		if (isMini(op.To) || op.To == niro.F8E8M0FNU) && from != op.To {
 			if _, err := scalarType(from); err != nil {
 				return "", err
@@ -454,6 +457,26 @@ func (fe *funcEmitter) castOp(op *niro.Cast) {
 		}
 		return fe.castScalar(from, op.To, a[0])
 	})
+}
+
+// bitcastScalar reinterprets the bits of a (of element type from) as to,
+// of the same width: one arith.bitcast, or nothing where both are the
+// same MLIR type (signless integers of one width).
+func (fe *funcEmitter) bitcastScalar(from, to niro.ScalarType, a string) (string, error) {
+	fs, err := scalarType(from)
+	if err != nil {
+		return "", err
+	}
+	ts, err := scalarType(to)
+	if err != nil {
+		return "", err
+	}
+	if fs == ts {
+		return a, nil
+	}
+	r := fe.tmp()
+	fe.line("%s = arith.bitcast %s : %s to %s", r, a, fs, ts)
+	return r, nil
 }
 
 func (fe *funcEmitter) selectOp(op *niro.Select) {

@@ -168,14 +168,21 @@ func (nc *nodeCtx) reshapeStatic(x niro.Value, dims []int64) niro.Value {
 // leading axis of 1 and a 1-D right operand a trailing one, removed again
 // from the product; batch axes broadcast.
 func (nc *nodeCtx) matmul() error {
-	x, y := nc.in(0), nc.in(1)
 	nc.sameElem(0, 1)
+	nc.out(0, nc.matmulONNX(nc.in(0), nc.in(1)))
+	return nc.err
+}
+
+// matmulONNX is ONNX MatMul's product of x and y: a 1-D operand becomes
+// rank 2 by a reshape, which a reshape of the product removes again.
+func (nc *nodeCtx) matmulONNX(x, y niro.Value) niro.Value {
 	xr, yr := nc.rank(x), nc.rank(y)
 	if nc.err != nil {
-		return nc.err
+		return x
 	}
 	if xr == 0 || yr == 0 {
-		return nc.errorf("operands must have rank at least 1, have %s and %s", tensorOf(x), tensorOf(y))
+		nc.fail("operands must have rank at least 1, have %s and %s", tensorOf(x), tensorOf(y))
+		return x
 	}
 	if xr == 1 {
 		x = nc.reshapeStatic(x, []int64{1, tensorOf(x).Dims[0]})
@@ -196,8 +203,7 @@ func (nc *nodeCtx) matmul() error {
 		}
 		p = nc.reshapeStatic(p, dims)
 	}
-	nc.out(0, p)
-	return nil
+	return p
 }
 
 // gemm maps Gemm: Y = alpha·(A'·B') + beta·C, computed as the reference

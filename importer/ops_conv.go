@@ -92,14 +92,29 @@ func (nc *nodeCtx) windowPads(dims, kernel, strides, dilations []int64) []int64 
 func (nc *nodeCtx) conv() error {
 	x, w := nc.in(0), nc.in(1)
 	nc.requireFloat(x)
+	var b *niro.Value
+	if nc.has(2) {
+		v := nc.in(2)
+		b = &v
+	}
+	nc.out(0, nc.convWith(x, w, b))
+	return nc.err
+}
+
+// convWith adds the Niro conv of x by w (and the bias b when not nil) under
+// the node's Conv attributes (kernel_shape, strides, dilations, pads,
+// auto_pad, group).
+func (nc *nodeCtx) convWith(x, w niro.Value, b *niro.Value) niro.Value {
 	xd := nc.staticSpatial(x, "input")
 	wd := nc.staticSpatial(w, "weight")
+	bad := niro.Value{Type: niro.UnrankedTensor(elem(x))}
 	if nc.err != nil {
-		return nc.err
+		return bad
 	}
 	s := len(xd) - 2
 	if len(wd) != len(xd) {
-		return nc.errorf("input %s and weight %s have different ranks", x.Type, w.Type)
+		nc.fail("input %s and weight %s have different ranks", x.Type, w.Type)
+		return bad
 	}
 	kernel := nc.listAttr("kernel_shape", s, 0)
 	if _, ok := nc.attrInts("kernel_shape"); !ok {
@@ -107,18 +122,18 @@ func (nc *nodeCtx) conv() error {
 	}
 	for i, k := range kernel {
 		if k != wd[2+i] {
-			return nc.errorf("kernel_shape %v does not match weight %s", kernel, w.Type)
+			nc.fail("kernel_shape %v does not match weight %s", kernel, w.Type)
+			return bad
 		}
 	}
 	strides := nc.listAttr("strides", s, 1)
 	dilations := nc.listAttr("dilations", s, 1)
 	pads := nc.windowPads(xd[2:], kernel, strides, dilations)
 	op := &niro.Conv{Strides: strides, Dilations: dilations, Pads: pads, Groups: nc.attrInt("group", 1), X: x, W: w}
-	if nc.has(2) {
-		op.B = nc.in(2)
+	if b != nil {
+		op.B = *b
 	}
-	nc.out(0, nc.op(op))
-	return nc.err
+	return nc.op(op)
 }
 
 // convTranspose maps ONNX ConvTranspose: with input X (N×C×D…), weight W

@@ -537,6 +537,9 @@ func compute(op niro.Op, ins []*tensor, rd [][]int64, opts Options) ([]*tensor, 
 	case *niro.Compare:
 		return one(compare(op.Pred, ins[0], ins[1], rd[0]))
 	case *niro.Cast:
+		if op.Bitcast {
+			return one(bitcast(ins[0], op.To))
+		}
 		return one(castOp(ins[0], op.To, op.NoSaturate), nil)
 	case *niro.Select:
 		return one(selectOp(ins[0], ins[1], ins[2], rd[0]))

@@ -346,6 +346,10 @@ type Compare struct {
 // cast to one wraps like any narrowing integer cast (a float converts
 // toward zero first), a cast from one reads its value.
 //
+// With Bitcast (printed {bitcast = true}) the cast converts nothing: each
+// element's bits are reinterpreted as To, which must have the operand's
+// bit width; bool and the types only Cast computes on are excluded.
+//
 // Example printed form:
 //
 //	%1 = cast %0 : (tensor<4xf32>) -> tensor<4xi64>
@@ -355,6 +359,7 @@ type Cast struct {
 	noSuccessors
 	To         ScalarType
 	NoSaturate bool
+	Bitcast    bool
 	Result     Value
 	X          Value
 }
@@ -445,8 +450,11 @@ func (*Binary) params() Attrs  { return nil }
 func (*Unary) params() Attrs   { return nil }
 func (*Compare) params() Attrs { return nil }
 func (o *Cast) params() Attrs {
-	if o.NoSaturate {
+	switch {
+	case o.NoSaturate:
 		return Attrs{"no_saturate": BoolAttr(true)}
+	case o.Bitcast:
+		return Attrs{"bitcast": BoolAttr(true)}
 	}
 	return nil
 }
@@ -582,6 +590,19 @@ func (o *Cast) inferTypes() ([]Type, error) {
 	if o.NoSaturate && !saturable(o.To) {
 		return nil, fmt.Errorf("no_saturate applies only to a cast to an 8-bit float or f8E8M0FNU, not to %s", typeString(o.To))
 	}
+	if o.Bitcast {
+		if o.NoSaturate {
+			return nil, fmt.Errorf("bitcast and no_saturate exclude each other")
+		}
+		for _, s := range []ScalarType{from, o.To} {
+			if ClassOf(s) == 0 || s == Bool {
+				return nil, fmt.Errorf("bitcast applies to the integer and float types of 8 to 64 bits, not to %s", typeString(s))
+			}
+		}
+		if from.Bits() != o.To.Bits() {
+			return nil, fmt.Errorf("bitcast from %s to %s changes the bit width", typeString(from), typeString(o.To))
+		}
+	}
 	t, err := InferBroadcast(o.To, o.X.Type)
 	return []Type{t}, err
 }
@@ -617,7 +638,7 @@ func init() {
 	}
 	defineOp("cast", &opDef{results: 1, operands: 1, make: func(ins, outs []Value, a Attrs) (genericOp, error) {
 		r := readAttrs(a)
-		return &Cast{To: elemOf(outs[0].Type), NoSaturate: r.bool("no_saturate"), X: ins[0]}, r.done("cast")
+		return &Cast{To: elemOf(outs[0].Type), NoSaturate: r.bool("no_saturate"), Bitcast: r.bool("bitcast"), X: ins[0]}, r.done("cast")
 	}})
 	defineOp("select", &opDef{results: 1, operands: 3, make: func(ins, outs []Value, a Attrs) (genericOp, error) {
 		return &Select{Cond: ins[0], X: ins[1], Y: ins[2]}, readAttrs(a).done("select")

@@ -22,6 +22,7 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,51 @@ func readStatistical(path string) (map[string]statisticalTest, error) {
 	return out, nil
 }
 
+// tolerance is a test's tolerance override from testdata/conformance/host.txt
+// (SUITE/TEST PASS [rtol=R] [atol=A] # reason), for tests whose expected
+// outputs carry the generator's own rounding beyond the ONNX runner's
+// tolerances.
+type tolerance struct {
+	rtol, atol string // as written; "" keeps the default
+	reason     string
+}
+
+// tolerances holds the overrides of host.txt.
+var tolerances map[string]tolerance
+
+// readTolerances returns the lines of host.txt that set rtol or atol.
+func readTolerances(path string) (map[string]tolerance, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]tolerance{}
+	for i, line := range strings.Split(string(data), "\n") {
+		body, comment, _ := strings.Cut(line, "#")
+		f := strings.Fields(body)
+		if len(f) <= 2 {
+			continue
+		}
+		var t tolerance
+		for _, kv := range f[2:] {
+			k, v, _ := strings.Cut(kv, "=")
+			if _, err := strconv.ParseFloat(v, 64); err != nil || (k != "rtol" && k != "atol") {
+				return nil, fmt.Errorf("%s:%d: %q: want rtol=R or atol=A", path, i+1, kv)
+			}
+			if k == "rtol" {
+				t.rtol = v
+			} else {
+				t.atol = v
+			}
+		}
+		if t.reason = strings.TrimSpace(comment); t.reason == "" {
+			return nil, fmt.Errorf("%s:%d: a tolerance override needs a reason after #", path, i+1)
+		}
+		out[f[0]] = t
+	}
+	return out, nil
+}
+
 // result is what one test gave.
 type result struct {
 	name   string // suite/test
@@ -101,9 +147,13 @@ func main() {
 	jobs := flag.Int("j", runtime.NumCPU(), "tests run at once")
 	timeout := flag.Duration("timeout", 10*time.Minute, "time limit of one test")
 	statFile := flag.String("statistical", "testdata/conformance/statistical.txt", "the tests with random outputs and their checks")
+	hostFile := flag.String("host", "testdata/conformance/host.txt", "the passing tests, with their tolerance overrides")
 	flag.Parse()
 	var err error
 	if statistical, err = readStatistical(*statFile); err != nil {
+		fatal(err)
+	}
+	if tolerances, err = readTolerances(*hostFile); err != nil {
 		fatal(err)
 	}
 	root, err := filepath.Abs(*suite)
@@ -194,6 +244,14 @@ func runTest(niroBin, root, name string, timeout time.Duration) *result {
 	args := []string{"test", model}
 	if st, ok := statistical[name]; ok {
 		args = append(args, "--check", st.check)
+	}
+	if tol, ok := tolerances[name]; ok {
+		if tol.rtol != "" {
+			args = append(args, "--rtol", tol.rtol)
+		}
+		if tol.atol != "" {
+			args = append(args, "--atol", tol.atol)
+		}
 	}
 	cmd := exec.CommandContext(ctx, niroBin, append(args, sets...)...)
 	var stdout, stderr bytes.Buffer
@@ -375,6 +433,28 @@ func scoreboard(results []*result) string {
 		sort.Strings(names)
 		for _, n := range names {
 			p("| %s | %s | %s |\n", n, statistical[n].check, statistical[n].reason)
+		}
+		p("\n")
+	}
+	if len(tolerances) > 0 {
+		p("**Tolerances.** The tests below are compared with the tolerances given (the others\n")
+		p("with the ONNX runner's), as testdata/conformance/host.txt lists them, for the reason given.\n\n")
+		p("| test | rtol | atol | reason |\n|---|---|---|---|\n")
+		var names []string
+		for n := range tolerances {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			t := tolerances[n]
+			rt, at := t.rtol, t.atol
+			if rt == "" {
+				rt = "1e-3"
+			}
+			if at == "" {
+				at = "1e-7"
+			}
+			p("| %s | %s | %s | %s |\n", n, rt, at, t.reason)
 		}
 		p("\n")
 	}
