@@ -31,13 +31,23 @@ func (f InputFlags) read() ([]namedTensor, error) {
 		if path == "" {
 			return nil, usagef("--input %q: missing PATH", spec)
 		}
-		t, err := tensorio.ReadFile(path)
-		if err != nil {
-			return nil, err
+		var nt namedTensor
+		if strings.EqualFold(filepath.Ext(path), ".pb") {
+			// A .pb file may hold a sequence or an optional.
+			v, err := tensorio.ReadAnyPB(path)
+			if err != nil {
+				return nil, err
+			}
+			nt = namedValue(v)
+		} else {
+			t, err := tensorio.ReadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			nt = namedTensor{name: t.Name, t: t}
 		}
-		nt := namedTensor{name: name, t: t, explicit: name != ""}
-		if name == "" {
-			nt.name = t.Name
+		if name != "" {
+			nt.name, nt.explicit = name, true
 		}
 		out = append(out, nt)
 	}
@@ -422,6 +432,7 @@ func (c *TestCmd) runFolder(env *Env, h *hostRun, dir string, def tolerance, per
 	if err != nil {
 		return false, err
 	}
+	wants = flattenValues(wants)
 	if len(wants) == 0 {
 		return false, fmt.Errorf("%s: no output_K.pb files", dir)
 	}
@@ -499,11 +510,11 @@ func readNumbered(dir, kind string) ([]namedTensor, error) {
 		if _, err := os.Stat(path); err != nil {
 			break
 		}
-		t, err := tensorio.ReadPB(path)
+		v, err := tensorio.ReadAnyPB(path)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, namedTensor{name: t.Name, t: t})
+		out = append(out, namedValue(v))
 	}
 	return out, nil
 }

@@ -211,18 +211,33 @@ func (nc *nodeCtx) ifOp() error {
 		}
 		name := []string{"then_branch", "else_branch"}[i]
 		loc := nc.e.loc
-		vals, err := nc.c.convertGraphBody(arms[i], nc.e, nc.sc.subgraph(loc, name))
+		items, err := nc.c.convertGraphItems(arms[i], nc.e, nc.sc.subgraph(loc, name))
 		nc.e.loc = loc
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", nc.ref(), name, err)
 		}
 		for j := range nc.n.Outputs {
-			if _, err := nc.resultType(j, tensorOf(vals[j])); err != nil {
+			if items[j].c != nil {
+				if err := nc.setItem(j, items[j]); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := nc.resultType(j, tensorOf(items[j].t)); err != nil {
 				return err
 			}
-			nc.setResult(j, vals[j])
+			nc.setResult(j, items[j].t)
 		}
 		return nil
+	}
+	// Sequences and optionals are resolved at import: an If yielding them
+	// needs its condition known at compile time.
+	for _, g := range arms {
+		for j, t := range g.OutputTypes {
+			if t != nil && (t.Kind == SequenceKind || t.Kind == OptionalKind) {
+				return needsData(nc.errorf("output %q is %s: the condition (input %q) must be known at compile time, since niro resolves sequences and optionals at import", g.Outputs[j].Name, t, nc.n.Inputs[0].Name))
+			}
+		}
 	}
 	// Read the condition's single element, then build the arms.
 	mark := len(nc.e.blk.Ops)
