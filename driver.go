@@ -293,8 +293,12 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	var nd *importer.NeedsDataError
 	var known map[string][]byte
 	if errors.As(err, &nd) {
-		known = mf.smallValues(given)
-		m, err = mf.moduleWith(nil, known)
+		var shapes map[string][]int64
+		known, shapes = mf.smallValues(given)
+		if len(mf.opts.Dims) > 0 || len(mf.opts.Shapes) > 0 {
+			shapes = nil // the flags fix the shapes
+		}
+		m, err = mf.moduleWith(shapes, known)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -516,18 +520,39 @@ func (mf *modelFile) expandComposites(given []namedTensor) ([]namedTensor, map[s
 // smallValues returns the small integer and bool tensors given, by the
 // name of the entry parameter they bind to: their own name, else the
 // graph input at their position.
-func (mf *modelFile) smallValues(given []namedTensor) map[string][]byte {
+// The defaults of the inputs not given (initializers that are also graph
+// inputs) are taken as given. It returns the shapes given too, by the same
+// names.
+func (mf *modelFile) smallValues(given []namedTensor) (map[string][]byte, map[string][]int64) {
 	values := map[string][]byte{}
+	shapes := map[string][]int64{}
+	var ins []*importer.Value
+	if mf.onnx != nil {
+		ins = mf.onnx.Graph.Inputs
+	}
+	small := func(e niro.ScalarType, n int64) bool { return (e.IsInt() || e == niro.Bool) && n <= 4096 }
 	for k, g := range given {
 		name := g.name
-		if name == "" && mf.onnx != nil && k < len(mf.onnx.Graph.Inputs) {
-			name = mf.onnx.Graph.Inputs[k].Name
+		if name == "" && k < len(ins) {
+			name = ins[k].Name
 		}
-		if name != "" && (g.t.Elem.IsInt() || g.t.Elem == niro.Bool) && g.t.NumElements() <= 4096 {
+		if name == "" {
+			continue
+		}
+		shapes[name] = g.t.Dims
+		if small(g.t.Elem, g.t.NumElements()) {
 			values[name] = g.t.Data
 		}
 	}
-	return values
+	for _, in := range ins {
+		if _, ok := shapes[in.Name]; ok || in.Initializer == nil {
+			continue
+		}
+		if t, err := in.Initializer.NiroType(); err == nil && t.HasStaticShape() && small(t.Elem, t.NumElements()) {
+			values[in.Name] = in.Initializer.Bytes()
+		}
+	}
+	return values, shapes
 }
 
 func inputName(f *niro.Function, i int) string {

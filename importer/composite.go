@@ -218,9 +218,29 @@ func (c *converter) checkItem(declared *Type, it item, what string) error {
 		return nil
 	}
 	for i, e := range it.c.elems {
-		if err := c.checkItem(declared.Inner, e, fmt.Sprintf("%s element %d", what, i)); err != nil {
+		if err := c.checkElem(declared.Inner, e, fmt.Sprintf("%s element %d", what, i)); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// checkElem checks an element of a composite against the declared element
+// type: its kind and element type only, since the shapes exporters declare
+// for a sequence's elements are often those of one element (or of the
+// first iteration of a loop), where the elements differ.
+func (c *converter) checkElem(declared *Type, it item, what string) error {
+	if declared == nil {
+		return nil
+	}
+	if it.c != nil {
+		return c.checkItem(declared, it, what)
+	}
+	if declared.Kind != TensorKind {
+		return fmt.Errorf("%s is declared as %s but is a tensor", what, declared)
+	}
+	if s, ok := ScalarType(declared.Elem); ok && s != elem(it.t) {
+		return fmt.Errorf("%s is declared with element type %s, but its value has %s", what, dataTypeName(declared.Elem), elem(it.t))
 	}
 	return nil
 }

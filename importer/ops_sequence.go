@@ -74,7 +74,9 @@ func (nc *nodeCtx) convertComposite(spec *opSpec) error {
 		err = nc.err
 	}
 	if ny, ok := err.(*notYetError); ok {
-		err = nc.errorf("%s", ny.msg)
+		// A shape or value the op needs is known only at run time: the
+		// data's shapes and values, bound at import, may give it.
+		err = needsData(nc.errorf("%s", ny.msg))
 	}
 	return err
 }
