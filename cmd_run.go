@@ -432,7 +432,6 @@ func (c *TestCmd) runFolder(env *Env, h *hostRun, dir string, def tolerance, per
 	if err != nil {
 		return false, err
 	}
-	wants = flattenValues(wants)
 	if len(wants) == 0 {
 		return false, fmt.Errorf("%s: no output_K.pb files", dir)
 	}
@@ -502,7 +501,11 @@ func signature(ts []tensorio.Tensor) string {
 	return sb.String()
 }
 
-// readNumbered reads DIR/KIND_0.pb, KIND_1.pb, … in order.
+// readNumbered reads DIR/KIND_0.pb, KIND_1.pb, … in order. A file may
+// hold a sequence or an optional (SequenceProto, OptionalProto): an input
+// stays one value, which forInputs flattens into the entry's parameters;
+// an output is flattened into its tensors here, as the entry function's
+// outputs are (docs/importer.md, "Sequences and optionals").
 func readNumbered(dir, kind string) ([]namedTensor, error) {
 	var out []namedTensor
 	for k := 0; ; k++ {
@@ -515,6 +518,9 @@ func readNumbered(dir, kind string) ([]namedTensor, error) {
 			return nil, err
 		}
 		out = append(out, namedValue(v))
+	}
+	if kind == "output" {
+		out = flattenValues(out)
 	}
 	return out, nil
 }

@@ -297,7 +297,6 @@ func runConformance(ctx context.Context, env *Env, tc *toolchain.Toolchain, mf *
 		if err != nil {
 			return err.Error()
 		}
-		wants = flattenValues(wants)
 		m, inputs, err := mf.forInputs(ins)
 		if err != nil {
 			return err.Error()
