@@ -283,7 +283,8 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
-	if len(layouts) > 0 || len(mf.opts.Sequences) > 0 {
+	if len(layouts) > 0 {
+		// The data's sequences replace --seq.
 		mf.opts.Sequences, mf.base = layouts, nil
 	}
 	m, err := mf.module(nil)

@@ -17,6 +17,7 @@ import (
 type ShapeFlags struct {
 	Dim   []string `name:"dim" help:"Bind a symbolic ONNX dimension: NAME=VALUE (repeatable)." placeholder:"NAME=VALUE"`
 	Shape []string `name:"shape" help:"Fix an input's shape: INPUT=DIMS, e.g. x=1x3x224x224 (repeatable)." placeholder:"INPUT=DIMS"`
+	Seq   []string `name:"seq" help:"Give a sequence input's element count, INPUT=N (its elements are the inputs INPUT.0 ... INPUT.N-1, shaped with --shape INPUT.K=DIMS), or say that an optional input holds no value, INPUT=none (repeatable; run and test take both from the data)." placeholder:"INPUT=N"`
 }
 
 // options parses --dim and --shape into importer options.
@@ -32,6 +33,26 @@ func (s ShapeFlags) options() (importer.Options, error) {
 			opts.Dims = map[string]int64{}
 		}
 		opts.Dims[name] = n
+	}
+	for _, sq := range s.Seq {
+		name, val, ok := strings.Cut(sq, "=")
+		var l importer.Layout
+		if val == "none" {
+			l.None = true
+		} else {
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				ok = false
+			}
+			l.Len = n
+		}
+		if !ok || name == "" {
+			return opts, usagef("--seq %q: want INPUT=N with a non-negative integer N, or INPUT=none", sq)
+		}
+		if opts.Sequences == nil {
+			opts.Sequences = map[string]importer.Layout{}
+		}
+		opts.Sequences[name] = l
 	}
 	for _, sh := range s.Shape {
 		name, val, ok := strings.Cut(sh, "=")
@@ -98,8 +119,8 @@ func openModel(path string, flags ShapeFlags) (*modelFile, error) {
 		}
 		return mf, nil
 	}
-	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
-		return nil, usagef("--dim and --shape apply to .onnx models only")
+	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 || len(opts.Sequences) > 0 {
+		return nil, usagef("--dim, --shape and --seq apply to .onnx models only")
 	}
 	src, err := safefile.ReadFile(path)
 	if err != nil {

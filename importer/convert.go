@@ -415,7 +415,7 @@ func checkOptions(m *Model, opts Options) error {
 			found = found || in.Name == name && in.Type != nil && (in.Type.Kind == SequenceKind || in.Type.Kind == OptionalKind)
 		}
 		if !found {
-			return fmt.Errorf("the model has no graph input of sequence or optional type named %q", name)
+			return fmt.Errorf("--seq %s: the model has no graph input of sequence or optional type named %q", name, name)
 		}
 	}
 	if len(opts.Dims) == 0 {

@@ -199,7 +199,7 @@ func TestSequenceInputs(t *testing.T) {
 	if got := inputNames(mod); !reflect.DeepEqual(got, []string{"s.0", "s.1", "o"}) {
 		t.Errorf("inputs %v, want [s.0 s.1 o]", got)
 	}
-	if _, err := importModel(t, m, Options{Sequences: map[string]Layout{"x": {}}}); err == nil || !strings.Contains(err.Error(), `"x"`) {
+	if _, err := importModel(t, m, Options{Sequences: map[string]Layout{"x": {}}}); err == nil || !strings.Contains(err.Error(), `--seq x: `) {
 		t.Errorf("layout for no input: got %v", err)
 	}
 }
