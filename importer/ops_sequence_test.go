@@ -252,25 +252,55 @@ func TestSequenceMapLoopIf(t *testing.T) {
 		node("Identity", []string{"c"}, []string{"c2"}),
 	}, []*onnxpb.ValueInfoProto{vi("i", dtInt64), vi("c", dtBool), viSeq("acc", dtFloat)},
 		[]*onnxpb.ValueInfoProto{vi("c2", dtBool), viSeq("acc2", dtFloat), vi("fi", dtFloat)})
-	arm := func(v string) *onnxpb.GraphProto {
-		return graph("arm", []*onnxpb.NodeProto{node("SequenceConstruct", []string{v}, []string{"out_" + v})},
-			nil, []*onnxpb.ValueInfoProto{viSeq("out_"+v, dtFloat, 1)})
+	arm := func(vs ...string) *onnxpb.GraphProto {
+		out := "out_" + strings.Join(vs, "_")
+		return graph("arm", []*onnxpb.NodeProto{node("SequenceConstruct", vs, []string{out})},
+			nil, []*onnxpb.ValueInfoProto{viSeq(out, dtFloat, 1)})
 	}
+	elseArm := arm("tt")
 	m := func(trip, cond string, inits ...*onnxpb.TensorProto) *onnxpb.ModelProto {
 		return model(17, graph("g", []*onnxpb.NodeProto{
 			node("SequenceConstruct", []string{"x", "y"}, []string{"s"}),
 			node("SequenceMap", []string{"s", "t"}, []string{"mapped"}, attrGraph("body", mapBody)),
 			node("SequenceEmpty", nil, []string{"empty"}),
 			named(node("Loop", []string{trip, "", "empty"}, []string{"iters", "scan"}, attrGraph("body", loopBody)), "loop"),
-			named(node("If", []string{cond}, []string{"picked"}, attrGraph("then_branch", arm("t")), attrGraph("else_branch", arm("tt"))), "if"),
+			named(node("If", []string{cond}, []string{"picked"}, attrGraph("then_branch", arm("t")), attrGraph("else_branch", elseArm)), "if"),
 		}, []*onnxpb.ValueInfoProto{vi("x", dtFloat, 1), vi("y", dtFloat, 2), vi("t", dtFloat, 1), vi("M", dtInt64), vi("b", dtBool), vi("tt", dtFloat, 1)},
 			[]*onnxpb.ValueInfoProto{viSeq("mapped", dtFloat, dyn), viSeq("iters", dtFloat), vi("scan", dtFloat, 3), viSeq("picked", dtFloat, 1)}, inits...))
 	}
-	for _, c := range []struct{ trip, cond, node string }{{"M", "yes", `node "loop"`}, {"three", "b", `node "if"`}} {
-		_, err := importModel(t, m(c.trip, c.cond, int64s("three", nil, 3), bools("yes", true)), Options{})
-		var nd *NeedsDataError
-		if !errors.As(err, &nd) || !strings.Contains(err.Error(), c.node) {
-			t.Errorf("%s unknown: got %v", c.node, err)
+	_, err := importModel(t, m("M", "yes", int64s("three", nil, 3), bools("yes", true)), Options{})
+	var nd *NeedsDataError
+	if !errors.As(err, &nd) || !strings.Contains(err.Error(), `node "loop"`) {
+		t.Errorf("unknown trip count: got %v", err)
+	}
+	// Arms yielding sequences of different lengths need the condition
+	// known; of the same structure, they are selected element-wise.
+	elseArm = arm("t", "tt")
+	_, err = importModel(t, m("three", "b", int64s("three", nil, 3)), Options{})
+	if !errors.As(err, &nd) || !strings.Contains(err.Error(), `node "if"`) || !strings.Contains(err.Error(), "a sequence of 1 elements and a sequence of 2 elements") {
+		t.Errorf("unknown condition, arms of different lengths: got %v", err)
+	}
+	elseArm = arm("tt")
+	for _, b := range []byte{0, 1} {
+		mod := mustImport(t, m("three", "b", int64s("three", nil, 3)), Options{})
+		if len(opsOf[*niro.If](mod)) != 1 {
+			t.Fatalf("want an If selecting the sequence's element:\n%s", mod)
+		}
+		back, err := niro.Parse("if.niro", []byte(mod.String()))
+		if err != nil || back.String() != mod.String() {
+			t.Errorf("printed module does not parse back: %v", err)
+		}
+		outs, err := interp.Run(mod, []tensorio.Tensor{f32s([]int64{1}, 1), f32s([]int64{2}, 2, 3), f32s([]int64{1}, 100),
+			{Elem: niro.I64, Dims: []int64{}, Data: make([]byte, 8)}, {Elem: niro.Bool, Dims: []int64{}, Data: []byte{b}}, f32s([]int64{1}, -1)}, interp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []float64{-1}
+		if b == 1 {
+			want = []float64{100}
+		}
+		if got := floatsOf(t, outs[len(outs)-1]); !reflect.DeepEqual(got, want) {
+			t.Errorf("b=%d: picked.0 = %v, want %v", b, got, want)
 		}
 	}
 	mod := mustImport(t, m("three", "yes", int64s("three", nil, 3), bools("yes", true)), Options{})
@@ -299,4 +329,32 @@ func bools(name string, v bool) *onnxpb.TensorProto {
 		b = 1
 	}
 	return &onnxpb.TensorProto{Name: proto.String(name), DataType: proto.Int32(int32(dtBool)), RawData: []byte{b}}
+}
+
+// TestLoopOverOuterSequence checks a Loop that carries only tensors but
+// reads an enclosing sequence at its iteration number: it is unrolled.
+func TestLoopOverOuterSequence(t *testing.T) {
+	body := graph("body", []*onnxpb.NodeProto{
+		node("SequenceAt", []string{"s", "i"}, []string{"e"}),
+		node("Add", []string{"acc", "e"}, []string{"acc2"}),
+		node("Identity", []string{"c"}, []string{"c2"}),
+	}, []*onnxpb.ValueInfoProto{vi("i", dtInt64), vi("c", dtBool), vi("acc", dtFloat, 1)},
+		[]*onnxpb.ValueInfoProto{vi("c2", dtBool), vi("acc2", dtFloat, 1)})
+	m := model(17, graph("g", []*onnxpb.NodeProto{
+		node("SequenceConstruct", []string{"x", "y", "x"}, []string{"s"}),
+		node("SequenceLength", []string{"s"}, []string{"n"}),
+		node("Loop", []string{"n", "", "z"}, []string{"sum"}, attrGraph("body", body)),
+	}, []*onnxpb.ValueInfoProto{vi("x", dtFloat, 1), vi("y", dtFloat, 1), vi("z", dtFloat, 1)},
+		[]*onnxpb.ValueInfoProto{vi("sum", dtFloat, 1)}))
+	mod := mustImport(t, m, Options{})
+	if len(opsOf[*niro.Loop](mod)) != 0 {
+		t.Errorf("want the loop unrolled:\n%s", mod)
+	}
+	outs, err := interp.Run(mod, []tensorio.Tensor{f32s([]int64{1}, 1), f32s([]int64{1}, 10), f32s([]int64{1}, 100)}, interp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := floatsOf(t, outs[0]); !reflect.DeepEqual(got, []float64{112}) {
+		t.Errorf("sum = %v, want [112]", got)
+	}
 }
