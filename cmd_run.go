@@ -114,7 +114,7 @@ func (h *hostRun) prepare(given []namedTensor) (*hostModel, []tensorio.Tensor, e
 	if err != nil {
 		return nil, nil, err
 	}
-	hm, err := h.build(m, signature(inputs))
+	hm, err := h.build(m, signature(inputs)+h.mf.bound)
 	return hm, inputs, err
 }
 

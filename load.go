@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
+	"slices"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -100,6 +102,26 @@ type modelFile struct {
 	opts importer.Options
 	onnx *importer.Model // an ONNX model, memory-mapped while open
 	base *niro.Module    // the module under the flags alone, once made
+	// bound describes the input values and sequence layouts the module
+	// moduleWith made last was specialized to ("" for none), so that a
+	// model compiled for one position or sequence length is not reused for
+	// another with the same input types.
+	bound string
+}
+
+// boundKey describes the values and layouts a module is specialized to.
+func boundKey(values map[string][]byte, layouts map[string]importer.Layout) string {
+	if len(values) == 0 && len(layouts) == 0 {
+		return ""
+	}
+	h := fnv.New64a()
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		fmt.Fprintf(h, "%q=%x;", k, values[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(layouts)) {
+		fmt.Fprintf(h, "%q:%v;", k, layouts[k])
+	}
+	return fmt.Sprintf("|%x", h.Sum64())
 }
 
 // openModel opens a .onnx file, or parses and verifies a .niro file.
@@ -153,8 +175,10 @@ func (mf *modelFile) module(shapes map[string][]int64) (*niro.Module, error) {
 // compile time (importer.Options.Values).
 func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]byte) (*niro.Module, error) {
 	if shapes == nil && values == nil && mf.base != nil {
+		mf.bound = boundKey(nil, mf.opts.Sequences)
 		return mf.base, nil
 	}
+	mf.bound = boundKey(values, mf.opts.Sequences)
 	opts := mf.opts
 	opts.Values = values
 	if shapes != nil {
