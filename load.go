@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
