@@ -100,9 +100,9 @@ func (s *scope) bind(v *Value, it item) {
 	s.vals[v] = it.t
 }
 
-// flatNames returns the names of the tensor parameters a value of kind
-// name flattens into, for a value with n elements: NAME.0, NAME.1, ... for
-// a sequence, NAME for an optional's tensor.
+// flatName returns the name of tensor parameter i of a graph input name of
+// the given kind: NAME.I for a sequence's elements, NAME for an optional's
+// tensor.
 func flatName(name string, kind TypeKind, i int) string {
 	if kind == OptionalKind {
 		return name
@@ -181,13 +181,8 @@ func flatOutputNames(name string, it item) []string {
 	}
 	var out []string
 	for i, e := range it.c.elems {
-		sub := flatOutputNames(fmt.Sprintf("%s.%d", name, i), e)
-		if e.c != nil && e.c.kind == SequenceKind {
-			// A sequence of sequences: NAME.I.J.
-			out = append(out, sub...)
-			continue
-		}
-		out = append(out, sub...)
+		// A sequence of sequences flattens to NAME.I.J.
+		out = append(out, flatOutputNames(fmt.Sprintf("%s.%d", name, i), e)...)
 	}
 	return out
 }

@@ -11,7 +11,6 @@ import (
 // on the elements, or none at all.
 
 func init() {
-	many := [2]int{0, 1 << 20}
 	seq := func(name string, specs ...opSpec) {
 		for i := range specs {
 			specs[i].Composite = true
@@ -32,7 +31,6 @@ func init() {
 		opSpec{Since: 15, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{}, Convert: (*nodeCtx).optionalHasElement},
 		opSpec{Since: 18, In: [2]int{0, 1}, Out: [2]int{1, 1}, Attrs: []string{}, Convert: (*nodeCtx).optionalHasElement})
 	seq("OptionalGetElement", opSpec{Since: 15, In: [2]int{1, 1}, Out: [2]int{1, 1}, Attrs: []string{}, Convert: (*nodeCtx).optionalGetElement})
-	_ = many
 }
 
 // convertComposite converts a node on sequences or optionals: an op of
@@ -153,7 +151,8 @@ func (nc *nodeCtx) position(i, n int, end bool) (int, error) {
 	return int(v), nil
 }
 
-// seqElemType returns the tensor type attribute dtype names.
+// sequenceEmpty maps SequenceEmpty: an empty sequence of dtype (float by
+// default).
 func (nc *nodeCtx) sequenceEmpty() error {
 	dt := DataType(nc.attrInt("dtype", int64(dtFloat)))
 	if _, ok := ScalarType(dt); !ok {
@@ -177,7 +176,7 @@ func (nc *nodeCtx) sequenceConstruct() error {
 	return nc.setItem(0, item{c: cp})
 }
 
-// withElem returns a copy of s's element list.
+// elemsOf returns a copy of s's element list.
 func elemsOf(s *composite) []item { return append([]item(nil), s.elems...) }
 
 // checkElem checks that tensor t may join sequence s.
