@@ -31,13 +31,23 @@ func (f InputFlags) read() ([]namedTensor, error) {
 		if path == "" {
 			return nil, usagef("--input %q: missing PATH", spec)
 		}
-		t, err := tensorio.ReadFile(path)
-		if err != nil {
-			return nil, err
+		var nt namedTensor
+		if strings.EqualFold(filepath.Ext(path), ".pb") {
+			// A .pb file may hold a sequence or an optional.
+			v, err := tensorio.ReadAnyPB(path)
+			if err != nil {
+				return nil, err
+			}
+			nt = namedValue(v)
+		} else {
+			t, err := tensorio.ReadFile(path)
+			if err != nil {
+				return nil, err
+			}
+			nt = namedTensor{name: t.Name, t: t}
 		}
-		nt := namedTensor{name: name, t: t, explicit: name != ""}
-		if name == "" {
-			nt.name = t.Name
+		if name != "" {
+			nt.name, nt.explicit = name, true
 		}
 		out = append(out, nt)
 	}
@@ -104,7 +114,7 @@ func (h *hostRun) prepare(given []namedTensor) (*hostModel, []tensorio.Tensor, e
 	if err != nil {
 		return nil, nil, err
 	}
-	hm, err := h.build(m, signature(inputs))
+	hm, err := h.build(m, signature(inputs)+h.mf.bound)
 	return hm, inputs, err
 }
 
@@ -491,7 +501,11 @@ func signature(ts []tensorio.Tensor) string {
 	return sb.String()
 }
 
-// readNumbered reads DIR/KIND_0.pb, KIND_1.pb, … in order.
+// readNumbered reads DIR/KIND_0.pb, KIND_1.pb, … in order. A file may
+// hold a sequence or an optional (SequenceProto, OptionalProto): an input
+// stays one value, which forInputs flattens into the entry's parameters;
+// an output is flattened into its tensors here, as the entry function's
+// outputs are (docs/importer.md, "Sequences and optionals").
 func readNumbered(dir, kind string) ([]namedTensor, error) {
 	var out []namedTensor
 	for k := 0; ; k++ {
@@ -499,11 +513,14 @@ func readNumbered(dir, kind string) ([]namedTensor, error) {
 		if _, err := os.Stat(path); err != nil {
 			break
 		}
-		t, err := tensorio.ReadPB(path)
+		v, err := tensorio.ReadAnyPB(path)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, namedTensor{name: t.Name, t: t})
+		out = append(out, namedValue(v))
+	}
+	if kind == "output" {
+		out = flattenValues(out)
 	}
 	return out, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/tensorio"
 	"github.com/niro-dev/niro/toolchain"
 )
@@ -258,7 +260,8 @@ func openCompilable(model string) *modelFile {
 		return nil
 	}
 	m, err := mf.module(nil)
-	if err == nil && needsValues(m) {
+	var nd *importer.NeedsDataError
+	if errors.As(err, &nd) || err == nil && needsValues(m) {
 		// Compile as run and test do: for the first data set's inputs,
 		// with the small integer (and float) inputs that shapes depend on
 		// bound.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -278,7 +279,28 @@ func paramName(p emit.Param, i int, kind string) string {
 // dimensions compiles for the shapes it runs on, and the inputs in entry
 // order. Shapes fixed by --dim or --shape are left as they are.
 func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Tensor, error) {
+	given, layouts, err := mf.expandComposites(given)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", mf.path, err)
+	}
+	if len(layouts) > 0 {
+		// The data's sequences replace --seq.
+		mf.opts.Sequences, mf.base = layouts, nil
+	}
 	m, err := mf.module(nil)
+	// A model that needs facts of the data at import (a sequence position
+	// or a loop's trip count given as an input) is imported with the small
+	// integer inputs given known.
+	var nd *importer.NeedsDataError
+	var known map[string][]byte
+	if errors.As(err, &nd) {
+		var shapes map[string][]int64
+		known, shapes = mf.smallValues(given)
+		if len(mf.opts.Dims) > 0 || len(mf.opts.Shapes) > 0 {
+			shapes = nil // the flags fix the shapes
+		}
+		m, err = mf.moduleWith(shapes, known)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -307,7 +329,7 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 		rebind = rebind || !niro.TypesEqual(entry.Type.Inputs[i], in.Type())
 	}
 	if rebind {
-		if m, err = mf.module(shapes); err != nil {
+		if m, err = mf.moduleWith(shapes, known); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -319,6 +341,7 @@ func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Te
 	// for the small integer and bool inputs given, as for their shapes (and
 	// small float inputs, such as Resize's scales).
 	values := map[string][]byte{}
+	maps.Copy(values, known)
 	for i, in := range ordered {
 		t := entry.Type.Inputs[i].(niro.TensorType)
 		small := (t.Elem.IsInt() || t.Elem == niro.Bool) && in.Type().NumElements() <= 4096
@@ -390,6 +413,147 @@ type namedTensor struct {
 	name     string // "" when positional
 	t        tensorio.Tensor
 	explicit bool // the user typed the name (--input NAME=PATH): it must exist
+	// v is a sequence or optional given (a SequenceProto or OptionalProto
+	// .pb file); t is unused then. forInputs flattens it into its tensors.
+	v *tensorio.Value
+}
+
+// namedValue wraps a value read from a .pb file.
+func namedValue(v tensorio.Value) namedTensor {
+	if v.Kind == tensorio.TensorValue {
+		return namedTensor{name: v.Tensor.Name, t: v.Tensor}
+	}
+	return namedTensor{name: v.Name, v: &v}
+}
+
+// flattenValues replaces each sequence or optional in ts by its tensors, in
+// order, as the entry function's outputs flatten them.
+func flattenValues(ts []namedTensor) []namedTensor {
+	var out []namedTensor
+	for _, t := range ts {
+		if t.v == nil {
+			out = append(out, t)
+			continue
+		}
+		for i, e := range t.v.Flatten() {
+			out = append(out, namedTensor{name: fmt.Sprintf("%s.%d", t.name, i), t: e})
+		}
+	}
+	return out
+}
+
+// expandComposites flattens the sequences and optionals given into the
+// tensors of the entry's parameters (NAME.0, NAME.1, ... for a sequence's
+// elements, NAME for an optional's tensor) and returns the layouts the
+// importer needs (importer.Options.Sequences). A value binds to the graph
+// input of its name, else to the one at its position.
+func (mf *modelFile) expandComposites(given []namedTensor) ([]namedTensor, map[string]importer.Layout, error) {
+	var ins []*importer.Value
+	if mf.onnx != nil {
+		ins = mf.onnx.Graph.Inputs
+	}
+	var out []namedTensor
+	layouts := map[string]importer.Layout{}
+	for k, g := range given {
+		if g.v == nil {
+			out = append(out, g)
+			continue
+		}
+		var in *importer.Value
+		for _, x := range ins {
+			if x.Name == g.name {
+				in = x
+			}
+		}
+		if in == nil && k < len(ins) && !g.explicit {
+			in = ins[k]
+		}
+		what := fmt.Sprintf("input %d", k)
+		if g.name != "" {
+			what = fmt.Sprintf("input %q", g.name)
+		}
+		if in == nil || in.Type == nil || in.Type.Kind != importer.SequenceKind && in.Type.Kind != importer.OptionalKind {
+			return nil, nil, fmt.Errorf("%s is a sequence or optional, but the model has no graph input of sequence or optional type for it", what)
+		}
+		v := *g.v
+		seqOf := func(v tensorio.Value) ([]namedTensor, error) {
+			var ts []namedTensor
+			for i, e := range v.Elems {
+				if e.Kind != tensorio.TensorValue {
+					return nil, fmt.Errorf("%s: element %d is a %s; niro takes sequences of tensors", what, i, e.Kind)
+				}
+				ts = append(ts, namedTensor{name: fmt.Sprintf("%s.%d", in.Name, i), t: e.Tensor})
+			}
+			return ts, nil
+		}
+		switch in.Type.Kind {
+		case importer.SequenceKind:
+			ts, err := seqOf(v)
+			if err != nil {
+				return nil, nil, err
+			}
+			layouts[in.Name] = importer.Layout{Len: len(ts)}
+			out = append(out, ts...)
+		case importer.OptionalKind:
+			o, err := v.AsOptional()
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", what, err)
+			}
+			switch {
+			case len(o.Elems) == 0:
+				layouts[in.Name] = importer.Layout{None: true}
+			case o.Elems[0].Kind == tensorio.TensorValue:
+				layouts[in.Name] = importer.Layout{}
+				out = append(out, namedTensor{name: in.Name, t: o.Elems[0].Tensor})
+			default:
+				ts, err := seqOf(o.Elems[0])
+				if err != nil {
+					return nil, nil, err
+				}
+				layouts[in.Name] = importer.Layout{Len: len(ts)}
+				out = append(out, ts...)
+			}
+		}
+	}
+	return out, layouts, nil
+}
+
+// smallValues returns the small integer and bool tensors given, by the
+// name of the entry parameter they bind to: their own name, else the
+// graph input at their position.
+// The defaults of the inputs not given (initializers that are also graph
+// inputs) are taken as given. It returns the shapes given too, by the same
+// names.
+func (mf *modelFile) smallValues(given []namedTensor) (map[string][]byte, map[string][]int64) {
+	values := map[string][]byte{}
+	shapes := map[string][]int64{}
+	var ins []*importer.Value
+	if mf.onnx != nil {
+		ins = mf.onnx.Graph.Inputs
+	}
+	small := func(e niro.ScalarType, n int64) bool { return (e.IsInt() || e == niro.Bool) && n <= 4096 }
+	for k, g := range given {
+		name := g.name
+		if name == "" && k < len(ins) {
+			name = ins[k].Name
+		}
+		if name == "" {
+			continue
+		}
+		shapes[name] = g.t.Dims
+		if small(g.t.Elem, g.t.NumElements()) {
+			values[name] = g.t.Data
+		}
+	}
+	for _, in := range ins {
+		if _, ok := shapes[in.Name]; ok || in.Initializer == nil {
+			continue
+		}
+		if t, err := in.Initializer.NiroType(); err == nil && t.HasStaticShape() && small(t.Elem, t.NumElements()) {
+			values[in.Name] = in.Initializer.Bytes()
+		}
+	}
+	return values, shapes
 }
 
 func inputName(f *niro.Function, i int) string {

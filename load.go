@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +19,7 @@ import (
 type ShapeFlags struct {
 	Dim   []string `name:"dim" help:"Bind a symbolic ONNX dimension: NAME=VALUE (repeatable)." placeholder:"NAME=VALUE"`
 	Shape []string `name:"shape" help:"Fix an input's shape: INPUT=DIMS, e.g. x=1x3x224x224 (repeatable)." placeholder:"INPUT=DIMS"`
+	Seq   []string `name:"seq" help:"Give a sequence input's element count, INPUT=N (its elements are the inputs INPUT.0 ... INPUT.N-1, shaped with --shape INPUT.K=DIMS), or say that an optional input holds no value, INPUT=none (repeatable; run and test take both from the data)." placeholder:"INPUT=N"`
 }
 
 // options parses --dim and --shape into importer options.
@@ -32,6 +35,26 @@ func (s ShapeFlags) options() (importer.Options, error) {
 			opts.Dims = map[string]int64{}
 		}
 		opts.Dims[name] = n
+	}
+	for _, sq := range s.Seq {
+		name, val, ok := strings.Cut(sq, "=")
+		var l importer.Layout
+		if val == "none" {
+			l.None = true
+		} else {
+			n, err := strconv.Atoi(val)
+			if err != nil || n < 0 {
+				ok = false
+			}
+			l.Len = n
+		}
+		if !ok || name == "" {
+			return opts, usagef("--seq %q: want INPUT=N with a non-negative integer N, or INPUT=none", sq)
+		}
+		if opts.Sequences == nil {
+			opts.Sequences = map[string]importer.Layout{}
+		}
+		opts.Sequences[name] = l
 	}
 	for _, sh := range s.Shape {
 		name, val, ok := strings.Cut(sh, "=")
@@ -79,6 +102,26 @@ type modelFile struct {
 	opts importer.Options
 	onnx *importer.Model // an ONNX model, memory-mapped while open
 	base *niro.Module    // the module under the flags alone, once made
+	// bound describes the input values and sequence layouts the module
+	// moduleWith made last was specialized to ("" for none), so that a
+	// model compiled for one position or sequence length is not reused for
+	// another with the same input types.
+	bound string
+}
+
+// boundKey describes the values and layouts a module is specialized to.
+func boundKey(values map[string][]byte, layouts map[string]importer.Layout) string {
+	if len(values) == 0 && len(layouts) == 0 {
+		return ""
+	}
+	h := fnv.New64a()
+	for _, k := range slices.Sorted(maps.Keys(values)) {
+		fmt.Fprintf(h, "%q=%x;", k, values[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(layouts)) {
+		fmt.Fprintf(h, "%q:%v;", k, layouts[k])
+	}
+	return fmt.Sprintf("|%x", h.Sum64())
 }
 
 // openModel opens a .onnx file, or parses and verifies a .niro file.
@@ -98,8 +141,8 @@ func openModel(path string, flags ShapeFlags) (*modelFile, error) {
 		}
 		return mf, nil
 	}
-	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 {
-		return nil, usagef("--dim and --shape apply to .onnx models only")
+	if len(opts.Dims) > 0 || len(opts.Shapes) > 0 || len(opts.Sequences) > 0 {
+		return nil, usagef("--dim, --shape and --seq apply to .onnx models only")
 	}
 	src, err := safefile.ReadFile(path)
 	if err != nil {
@@ -132,8 +175,10 @@ func (mf *modelFile) module(shapes map[string][]int64) (*niro.Module, error) {
 // compile time (importer.Options.Values).
 func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]byte) (*niro.Module, error) {
 	if shapes == nil && values == nil && mf.base != nil {
+		mf.bound = boundKey(nil, mf.opts.Sequences)
 		return mf.base, nil
 	}
+	mf.bound = boundKey(values, mf.opts.Sequences)
 	opts := mf.opts
 	opts.Values = values
 	if shapes != nil {

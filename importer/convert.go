@@ -39,6 +39,8 @@ type converter struct {
 type scope struct {
 	parent *scope
 	vals   map[*Value]niro.Value
+	// comps holds the values of sequence or optional type (composite.go).
+	comps map[*Value]*composite
 	// absent marks function inputs the call site did not pass.
 	absent map[*Value]bool
 	opsets Opsets
@@ -59,6 +61,7 @@ func (s *scope) subgraph(loc, attr string) *scope {
 	return &scope{
 		parent:   s,
 		vals:     map[*Value]niro.Value{},
+		comps:    map[*Value]*composite{},
 		opsets:   s.opsets,
 		bindings: s.bindings,
 		loc:      s.loc,
@@ -179,27 +182,70 @@ func (c *converter) convertMain() error {
 	fname := FunctionName(g.Name)
 	c.symbols[fname] = true
 
-	sc := &scope{vals: map[*Value]niro.Value{}, opsets: c.m.Opsets}
+	sc := &scope{vals: map[*Value]niro.Value{}, comps: map[*Value]*composite{}, opsets: c.m.Opsets}
 	var ft niro.FunctionType
 	var inNames []*string
-	var defaults niro.ListAttr
-	haveDefault := false
+	// A graph input of sequence or optional type is flattened into one
+	// parameter per element (composite.go); the others take one each.
+	type param struct {
+		name string
+		t    niro.Type
+	}
+	var params []param
+	comps := map[*Value]*composite{}
 	for _, in := range g.Inputs {
+		if in.Type != nil && (in.Type.Kind == SequenceKind || in.Type.Kind == OptionalKind) {
+			cp, err := c.compositeInput(in, func(name string, t niro.Type) niro.Value {
+				params = append(params, param{name, t})
+				return niro.Value{ID: niro.ValueID(len(params) - 1)} // the parameter's index, resolved below
+			})
+			if err != nil {
+				return err
+			}
+			comps[in] = cp
+			continue
+		}
 		t, err := c.inputType(in)
 		if err != nil {
 			return err
 		}
-		ft.Inputs = append(ft.Inputs, t)
-		inNames = append(inNames, niro.Name(in.Name))
+		params = append(params, param{in.Name, t})
+	}
+	for _, p := range params {
+		ft.Inputs = append(ft.Inputs, p.t)
+		inNames = append(inNames, niro.Name(p.name))
 	}
 	f := c.mod.AddFunction(fname, ft)
 	c.fn = f
 	f.InputNames = inNames
-	for i, in := range g.Inputs {
-		sc.vals[in] = f.Args()[i]
-		if data, ok := c.opts.Values[in.Name]; ok {
+	for i, p := range params {
+		if data, ok := c.opts.Values[p.name]; ok {
 			c.recordKnown(f.Args()[i], data)
 		}
+	}
+	var defaults niro.ListAttr
+	haveDefault := false
+	k := 0
+	for _, in := range g.Inputs {
+		if cp, ok := comps[in]; ok {
+			var fix func(cp *composite)
+			fix = func(cp *composite) {
+				for j, e := range cp.elems {
+					if e.c != nil {
+						fix(e.c)
+						continue
+					}
+					cp.elems[j].t = f.Args()[e.t.ID]
+					defaults = append(defaults, niro.StringAttr(""))
+					k++
+				}
+			}
+			fix(cp)
+			sc.comps[in] = cp
+			continue
+		}
+		sc.vals[in] = f.Args()[k]
+		k++
 		def := niro.StringAttr("")
 		if in.Initializer != nil {
 			gl, err := c.global(in.Initializer, in.Name)
@@ -216,17 +262,23 @@ func (c *converter) convertMain() error {
 	}
 
 	e := &emitter{blk: f.Entry()}
-	outs, err := c.convertGraphBody(g, e, sc)
+	items, err := c.convertGraphItems(g, e, sc)
 	if err != nil {
 		return err
 	}
-	for i, v := range outs {
+	var outs []niro.Value
+	for i, it := range items {
 		name := g.Outputs[i].Name
-		if err := checkDeclared(c, g.OutputTypes[i], v.Type, fmt.Sprintf("graph output %q", name)); err != nil {
+		if err := c.checkItem(g.OutputTypes[i], it, fmt.Sprintf("graph output %q", name)); err != nil {
 			return err
 		}
-		f.Type.Outputs = append(f.Type.Outputs, v.Type)
-		f.OutputNames = append(f.OutputNames, niro.Name(name))
+		// A sequence or optional output is flattened as inputs are.
+		vals := it.flatten(nil)
+		for j, name := range flatOutputNames(name, it) {
+			f.Type.Outputs = append(f.Type.Outputs, vals[j].Type)
+			f.OutputNames = append(f.OutputNames, niro.Name(name))
+		}
+		outs = append(outs, vals...)
 	}
 	e.loc = ""
 	e.add(&niro.Return{Values: outs})
@@ -250,6 +302,26 @@ func (c *converter) convertMain() error {
 // and returns the Niro values of g's outputs. The caller terminates the
 // block.
 func (c *converter) convertGraphBody(g *Graph, e *emitter, sc *scope) ([]niro.Value, error) {
+	if err := c.convertGraphNodes(g, e, sc); err != nil {
+		return nil, err
+	}
+	outs := make([]niro.Value, len(g.Outputs))
+	for i, v := range g.Outputs {
+		if cp, ok := sc.lookupComp(v); ok {
+			return nil, fmt.Errorf("graph output %q is %s; niro resolves sequences and optionals at import, where an If's condition or a Loop's trip count is known at compile time", v.Name, cp.what())
+		}
+		val, ok, _ := sc.lookup(v)
+		if !ok {
+			return nil, fmt.Errorf("graph output %q has no value (it is an omitted function input)", v.Name)
+		}
+		outs[i] = val
+	}
+	return outs, nil
+}
+
+// convertGraphNodes converts the initializers and nodes of g into e's
+// block.
+func (c *converter) convertGraphNodes(g *Graph, e *emitter, sc *scope) error {
 	outputSet := map[*Value]bool{}
 	for _, v := range g.Outputs {
 		outputSet[v] = true
@@ -260,7 +332,7 @@ func (c *converter) convertGraphBody(g *Graph, e *emitter, sc *scope) ([]niro.Va
 		}
 		gl, err := c.global(v.Initializer, v.Name)
 		if err != nil {
-			return nil, fmt.Errorf("initializer %q: %w", v.Name, err)
+			return fmt.Errorf("initializer %q: %w", v.Name, err)
 		}
 		e.loc = ""
 		res := c.fn.NewValue(gl.Type)
@@ -270,18 +342,10 @@ func (c *converter) convertGraphBody(g *Graph, e *emitter, sc *scope) ([]niro.Va
 	}
 	for _, n := range g.Nodes {
 		if err := c.convertNode(n, e, sc); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	outs := make([]niro.Value, len(g.Outputs))
-	for i, v := range g.Outputs {
-		val, ok, _ := sc.lookup(v)
-		if !ok {
-			return nil, fmt.Errorf("graph output %q has no value (it is an omitted function input)", v.Name)
-		}
-		outs[i] = val
-	}
-	return outs, nil
+	return nil
 }
 
 // inputType returns the Niro type of a main-graph input, applying
@@ -291,6 +355,13 @@ func (c *converter) inputType(in *Value) (niro.Type, error) {
 	if in.Type == nil {
 		return nil, fmt.Errorf("%s has no type", what)
 	}
+	return c.inputTypeOf(in.Name, in.Type, what)
+}
+
+// inputTypeOf returns the Niro type of the entry parameter name, of ONNX
+// type ty, applying Options.Shapes and Options.Dims.
+func (c *converter) inputTypeOf(name string, ty *Type, what string) (niro.Type, error) {
+	in := &Value{Name: name, Type: ty}
 	t, err := c.tensorType(in.Type, what)
 	if err != nil {
 		return nil, err
@@ -330,10 +401,21 @@ func checkOptions(m *Model, opts Options) error {
 	for name := range opts.Shapes {
 		found := false
 		for _, in := range m.Graph.Inputs {
-			found = found || in.Name == name
+			// An element of a sequence input is named NAME.K.
+			seq := in.Type != nil && (in.Type.Kind == SequenceKind || in.Type.Kind == OptionalKind)
+			found = found || in.Name == name || seq && strings.HasPrefix(name, in.Name+".")
 		}
 		if !found {
 			return fmt.Errorf("--shape %s: the model has no graph input named %q", name, name)
+		}
+	}
+	for name := range opts.Sequences {
+		found := false
+		for _, in := range m.Graph.Inputs {
+			found = found || in.Name == name && in.Type != nil && (in.Type.Kind == SequenceKind || in.Type.Kind == OptionalKind)
+		}
+		if !found {
+			return fmt.Errorf("--seq %s: the model has no graph input of sequence or optional type named %q", name, name)
 		}
 	}
 	if len(opts.Dims) == 0 {
@@ -496,8 +578,14 @@ func (c *converter) convertNode(n *Node, e *emitter, sc *scope) error {
 
 	nc.args = make([]niro.Value, len(n.Inputs))
 	nc.have = make([]bool, len(n.Inputs))
+	nc.comps = make([]*composite, len(n.Inputs))
+	anyComp := false
 	for i, v := range n.Inputs {
 		if v == nil {
+			continue
+		}
+		if cp, ok := sc.lookupComp(v); ok {
+			nc.comps[i], nc.have[i], anyComp = cp, true, true
 			continue
 		}
 		val, found, absent := sc.lookup(v)
@@ -517,6 +605,9 @@ func (c *converter) convertNode(n *Node, e *emitter, sc *scope) error {
 
 	if fn := c.findFunction(n); fn != nil {
 		return c.inline(nc, fn)
+	}
+	if spec := lookupSpec(nc.domain, n.OpType, nc.opset); anyComp || spec != nil && spec.Composite {
+		return nc.convertComposite(spec)
 	}
 	if err := nc.convertRegistered(); err != errFallback {
 		return err

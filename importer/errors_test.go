@@ -118,7 +118,12 @@ func TestImportErrors(t *testing.T) {
 			m.Graph.Input[0] = &onnxpb.ValueInfoProto{Name: proto.String("x"), Type: &onnxpb.TypeProto{
 				Value: &onnxpb.TypeProto_SequenceType{SequenceType: &onnxpb.TypeProto_Sequence{ElemType: vi("", dtFloat, 2).Type}},
 			}}
-		}, want: []string{`graph input "x" has type seq<float[2]>; niro supports tensors only`}},
+		}, want: []string{`graph input "x" has type seq<float[2]>: its element count must be known at compile time`}},
+		{name: "map input", mod: func(m *onnxpb.ModelProto) {
+			m.Graph.Input[0] = &onnxpb.ValueInfoProto{Name: proto.String("x"), Type: &onnxpb.TypeProto{
+				Value: &onnxpb.TypeProto_MapType{MapType: &onnxpb.TypeProto_Map{KeyType: proto.Int32(7), ValueType: vi("", dtFloat, 2).Type}},
+			}}
+		}, want: []string{`graph input "x" has type map<int64,float[2]>; niro supports tensors only`}},
 		{name: "untyped input", mod: func(m *onnxpb.ModelProto) {
 			m.Graph.Input[0].Type = nil
 		}, want: []string{`graph input "x" has no type`}},

@@ -34,6 +34,7 @@ func (c *converter) inline(nc *nodeCtx, fn *Function) error {
 	}
 	sc := &scope{
 		vals:     map[*Value]niro.Value{},
+		comps:    map[*Value]*composite{},
 		absent:   map[*Value]bool{},
 		opsets:   opsets,
 		bindings: map[string]*Attr{},
@@ -41,7 +42,9 @@ func (c *converter) inline(nc *nodeCtx, fn *Function) error {
 		depth:    nc.sc.depth + 1,
 	}
 	for i, in := range body.Inputs {
-		if i < len(nc.args) && nc.have[i] {
+		if i < len(nc.args) && nc.comps[i] != nil {
+			sc.comps[in] = nc.comps[i]
+		} else if i < len(nc.args) && nc.have[i] {
 			sc.vals[in] = nc.args[i]
 		} else {
 			sc.absent[in] = true
@@ -63,14 +66,14 @@ func (c *converter) inline(nc *nodeCtx, fn *Function) error {
 		if out == nil {
 			continue
 		}
-		v, ok, _ := sc.lookup(body.Outputs[i])
+		it, ok := sc.lookupItem(body.Outputs[i])
 		if !ok {
 			return nc.errorf("function %s output %q has no value", fn, body.Outputs[i].Name)
 		}
-		if err := checkDeclared(c, out.Type, v.Type, fmt.Sprintf("value %q", out.Name)); err != nil {
-			return nc.errorf("%v", err)
+		if err := c.checkItem(out.Type, it, fmt.Sprintf("value %q", out.Name)); err != nil {
+			return nc.errorf("%w", err)
 		}
-		nc.sc.vals[out] = v
+		nc.sc.bind(out, it)
 	}
 	return nil
 }

@@ -211,16 +211,22 @@ func (nc *nodeCtx) ifOp() error {
 		}
 		name := []string{"then_branch", "else_branch"}[i]
 		loc := nc.e.loc
-		vals, err := nc.c.convertGraphBody(arms[i], nc.e, nc.sc.subgraph(loc, name))
+		items, err := nc.c.convertGraphItems(arms[i], nc.e, nc.sc.subgraph(loc, name))
 		nc.e.loc = loc
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", nc.ref(), name, err)
 		}
 		for j := range nc.n.Outputs {
-			if _, err := nc.resultType(j, tensorOf(vals[j])); err != nil {
+			if items[j].c != nil {
+				if err := nc.setItem(j, items[j]); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := nc.resultType(j, tensorOf(items[j].t)); err != nil {
 				return err
 			}
-			nc.setResult(j, vals[j])
+			nc.setResult(j, items[j].t)
 		}
 		return nil
 	}
@@ -238,26 +244,47 @@ func (nc *nodeCtx) ifOp() error {
 	nc.e.add(&niro.TensorExtract{Result: c, X: cond, Indices: idx})
 	ids := nc.reserve()
 	var regions [2]*niro.Region
+	var items [2][]item
 	var yields [2][]niro.Value
 	var yes [2]*emitter
 	for i, g := range arms {
 		blk := &niro.Block{}
 		sub := nc.sc.subgraph(nc.e.loc, []string{"then_branch", "else_branch"}[i])
 		ye := &emitter{blk: blk}
-		vals, err := nc.c.convertGraphBody(g, ye, sub)
+		its, err := nc.c.convertGraphItems(g, ye, sub)
 		if err != nil {
 			return fmt.Errorf("%s: %s: %w", nc.ref(), []string{"then_branch", "else_branch"}[i], err)
 		}
 		ye.loc = nc.e.loc
 		regions[i] = &niro.Region{Blocks: []*niro.Block{blk}}
-		yields[i] = vals
+		items[i] = its
+		for _, it := range its {
+			yields[i] = it.flatten(yields[i])
+		}
 		yes[i] = ye
+	}
+	// Arms yielding sequences or optionals of the same structure (kinds
+	// and lengths) are selected element by element: the If yields their
+	// tensors. Otherwise the condition must be known at compile time.
+	hasComp := false
+	for j := range nc.n.Outputs {
+		a, b := items[0][j], items[1][j]
+		hasComp = hasComp || a.c != nil || b.c != nil
+		if !sameStructure(a, b) {
+			return needsData(nc.errorf("the arms yield %s and %s for output %q: the condition (input %q) must be known at compile time, since niro resolves sequences and optionals at import", itemWhat(a), itemWhat(b), nc.n.Outputs[j].Name, nc.n.Inputs[0].Name))
+		}
+	}
+	if hasComp {
+		ids = make([]niro.ValueID, len(yields[0]))
+		for k := range ids {
+			ids[k] = nc.c.fn.NewValue(niro.Bool).ID
+		}
 	}
 	// Arms that yield different extents of the same rank give the result
 	// a dynamic extent there: each arm's value is cast to the joined type
 	// (a reshape that only forgets static extents, a tensor.cast).
 	saved := nc.e
-	for i := range nc.n.Outputs {
+	for i := range yields[0] {
 		a, b := tensorOf(yields[0][i]), tensorOf(yields[1][i])
 		if niro.TypesEqual(a, b) {
 			continue
@@ -281,23 +308,77 @@ func (nc *nodeCtx) ifOp() error {
 		ye.add(&niro.Yield{Values: yields[k]})
 	}
 	op := &niro.If{Cond: c, Then: regions[0], Else: regions[1]}
-	for i := range nc.n.Outputs {
+	for i := range yields[0] {
 		a, b := yields[0][i].Type, yields[1][i].Type
 		if !niro.TypesEqual(a, b) {
+			if hasComp {
+				return needsData(nc.errorf("the arms yield sequence elements of types %s and %s: the condition (input %q) must be known at compile time", a, b, nc.n.Inputs[0].Name))
+			}
 			// The arms disagree on a type (ONNX allows different shapes):
 			// keep the If as an UnknownOp, without the condition read.
 			nc.e.blk.Ops = nc.e.blk.Ops[:mark]
 			nc.yields = yields[:]
 			return nc.unknownWithRegions(regions[:], ids)
 		}
-		if _, err := nc.resultType(i, tensorOf(yields[0][i])); err != nil {
-			return err
-		}
 		op.Res = append(op.Res, niro.Value{ID: ids[i], Type: a})
-		nc.setResult(i, op.Res[i])
 	}
 	nc.e.add(op)
+	// Hand the results out to the outputs, rebuilding the sequences.
+	res := op.Res
+	for j := range nc.n.Outputs {
+		var it item
+		it, res = rebuild(items[0][j], res)
+		if it.c != nil {
+			if err := nc.setItem(j, it); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := nc.resultType(j, tensorOf(it.t)); err != nil {
+			return err
+		}
+		nc.setResult(j, it.t)
+	}
 	return nil
+}
+
+// sameStructure reports whether a and b are both tensors, or composites
+// of the same kind and length whose elements have the same structure.
+func sameStructure(a, b item) bool {
+	if a.c == nil || b.c == nil {
+		return a.c == nil && b.c == nil
+	}
+	if a.c.kind != b.c.kind || len(a.c.elems) != len(b.c.elems) {
+		return false
+	}
+	for i := range a.c.elems {
+		if !sameStructure(a.c.elems[i], b.c.elems[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func itemWhat(it item) string {
+	if it.c == nil {
+		return "a tensor"
+	}
+	return fmt.Sprintf("%s of %d elements", it.c.what(), len(it.c.elems))
+}
+
+// rebuild returns a value of the structure of tmpl holding the first
+// tensors of vals, and the rest of vals.
+func rebuild(tmpl item, vals []niro.Value) (item, []niro.Value) {
+	if tmpl.c == nil {
+		return item{t: vals[0]}, vals[1:]
+	}
+	cp := &composite{kind: tmpl.c.kind, elem: tmpl.c.elem}
+	for _, e := range tmpl.c.elems {
+		var it item
+		it, vals = rebuild(e, vals)
+		cp.elems = append(cp.elems, it)
+	}
+	return item{c: cp}, vals
 }
 
 // reserve hands out one value ID per output of the node, so that results

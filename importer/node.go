@@ -9,13 +9,16 @@ import (
 
 // nodeCtx carries what the op handlers need about one node.
 type nodeCtx struct {
-	c      *converter
-	n      *Node
-	e      *emitter
-	sc     *scope
-	opset  int64
-	args   []niro.Value // one per declared input; zero Value where absent
-	have   []bool
+	c     *converter
+	n     *Node
+	e     *emitter
+	sc    *scope
+	opset int64
+	args  []niro.Value // one per declared input; zero Value where absent
+	have  []bool
+	// comps holds, per input of sequence or optional type, its value
+	// (composite.go); have is true and args holds no value there.
+	comps  []*composite
 	attrs  []*Attr // with function attribute references resolved
 	domain string
 	// yields holds, per region of an op kept as an UnknownOp, the values

@@ -3,6 +3,7 @@ package importer
 // Loop and Scan map to Niro's loop op (niro/loop.go, docs/ops.md "Loop").
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/niro-dev/niro/niro"
@@ -212,7 +213,16 @@ func (nc *nodeCtx) loopOp() error {
 		op.ScanOutAxes = append(op.ScanOutAxes, 0)
 		op.ScanOutReverse = append(op.ScanOutReverse, false)
 	}
+	mark := len(nc.e.blk.Ops)
 	vals, err := nc.loopBody(op, g, true, !op.HasCond, nScan)
+	var nd *NeedsDataError
+	if errors.As(err, &nd) && tripKnown >= 0 {
+		// The body needs a fact of its iteration at import (a position in
+		// a sequence of the enclosing graph, indexed by the iteration
+		// number): unroll the loop instead.
+		nc.e.blk.Ops, nc.err = nc.e.blk.Ops[:mark], nil
+		return nc.unrollLoop()
+	}
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,14 @@ type Options struct {
 	// `niro run` and `niro test` bind small integer inputs this way, as
 	// they bind input shapes.
 	Values map[string][]byte
+	// Sequences gives each graph input of sequence or optional type,
+	// by name, the structure of the value it is passed: a sequence's
+	// element count, whether an optional holds a value. Such an input is
+	// flattened into one parameter per tensor, NAME.0, NAME.1, ... for a
+	// sequence's elements and NAME for an optional's tensor, whose shapes
+	// Shapes may fix by those names (docs/importer.md, "Sequences and
+	// optionals"). `niro run` and `niro test` take it from the data given.
+	Sequences map[string]Layout
 	// BaseDir is the directory external data is read from when a model is
 	// loaded from bytes (LoadBytes, ImportBytes). Load and Import use the
 	// model file's directory and ignore it.

@@ -41,6 +41,9 @@ type opSpec struct {
 	// Fold, if set, computes the outputs from known input values; it
 	// returns nil outputs when it cannot fold this instance.
 	Fold func(nc *nodeCtx, in []*known) ([]*known, error)
+	// Composite marks an op on sequences or optionals (ops_sequence.go):
+	// it is converted by convertComposite, at import, whatever its inputs.
+	Composite bool
 }
 
 var registry = map[string][]opSpec{}

@@ -27,12 +27,10 @@ var int64OutputOf = map[string]map[int]bool{
 	"MaxPool": {1: true},
 }
 
-// nonTensorOps produce sequences, maps or optionals, which niro does not
-// support.
+// nonTensorOps produce values niro does not support (maps). The ops on
+// sequences and optionals are resolved at import (ops_sequence.go).
 var nonTensorOps = map[string]string{
-	"SequenceEmpty": "a sequence", "SequenceConstruct": "a sequence", "SequenceInsert": "a sequence",
-	"SequenceErase": "a sequence", "SplitToSequence": "a sequence", "SequenceMap": "a sequence",
-	"Optional": "an optional", "ZipMap": "a sequence of maps",
+	"ZipMap": "a sequence of maps",
 }
 
 // elemFromInput lists ops whose result element type is that of a given

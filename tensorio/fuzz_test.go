@@ -149,3 +149,46 @@ func FuzzDecodePB(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeAnyPB decodes arbitrary bytes as a tensor, sequence or
+// optional; what decodes must re-encode and decode (by its kind) to the
+// same value.
+func FuzzDecodeAnyPB(f *testing.F) {
+	addSeeds(f, "pb/*.pb")
+	tensor, _ := EncodePB(Tensor{Elem: niro.F32, Dims: []int64{1}, Data: make([]byte, 4)})
+	seq, _ := EncodeValuePB(Value{Name: "s", Kind: SequenceValue, ElemKind: TensorValue, Elems: []Value{TensorOf(Tensor{Elem: niro.F32, Dims: []int64{1}, Data: make([]byte, 4)})}})
+	f.Add(tensor)
+	f.Add(seq)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		orig := bytes.Clone(data)
+		v, err := DecodeAnyPB(data)
+		if !bytes.Equal(data, orig) {
+			t.Fatal("DecodeAnyPB modified its input")
+		}
+		if err != nil {
+			return
+		}
+		for _, x := range v.Flatten() {
+			if err := x.Check(); err != nil {
+				t.Fatalf("decoded a malformed tensor: %v", err)
+			}
+		}
+		enc, err := EncodeValuePB(v)
+		if err != nil {
+			t.Fatalf("cannot re-encode %+v: %v", v, err)
+		}
+		again, err := DecodeValuePB(enc, v.Kind)
+		if err != nil {
+			t.Fatalf("cannot decode the re-encoded value: %v", err)
+		}
+		a, b := v.Flatten(), again.Flatten()
+		if again.Name != v.Name || len(a) != len(b) {
+			t.Fatal("round trip changed the value")
+		}
+		for i := range a {
+			if a[i].Elem != b[i].Elem || !slices.Equal(a[i].Dims, b[i].Dims) || !bytes.Equal(a[i].Data, b[i].Data) {
+				t.Fatalf("round trip changed element %d", i)
+			}
+		}
+	})
+}
