@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/toolchain"
@@ -38,7 +40,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 		return usagef("--emit %s is not an output for %s (it takes %v)", c.Emit, target, gpuKinds[target.Vendor])
 	}
 	if c.Pipeline != "host" {
-		return usagef("--pipeline %s: GPU targets use the passes.txt pipelines %s and %s", c.Pipeline, toolchain.GPUKernelsPipeline, target.Pipeline())
+		return usagef("--pipeline %s: GPU targets use the passes.txt pipelines %s", c.Pipeline, strings.Join(toolchain.GPUPipelineNames(target), ", "))
 	}
 	dest := c.Output
 	if dest == "" {
@@ -56,11 +58,11 @@ func (c *CompileCmd) runGPU(env *Env) error {
 		}
 		return writeOutput(env, dest, []byte(h))
 	}
-	kernels, err := lookupPipeline(toolchain.GPUKernelsPipeline)
+	ps, err := pipelines()
 	if err != nil {
-		return err
+		return fmt.Errorf("passes.txt: %w", err)
 	}
-	device, err := lookupPipeline(target.Pipeline())
+	stages, err := toolchain.LookupGPUPipelines(ps, target)
 	if err != nil {
 		return err
 	}
@@ -76,7 +78,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	}
 	res, err := tc.BuildGPU(ctx, toolchain.GPURequest{
 		MLIR: out.MLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
-		DeviceBuffers: c.DeviceBuffers, Kernels: kernels, Device: device, Emit: kind,
+		DeviceBuffers: c.DeviceBuffers, Pipelines: stages, Emit: kind,
 	})
 	if err != nil {
 		return err

@@ -43,9 +43,40 @@ func (t GPUTarget) String() string { return string(t.Vendor) + ":" + t.Chip }
 // first half is [GPUKernelsPipeline].
 func (t GPUTarget) Pipeline() string { return string(t.Vendor) }
 
-// GPUKernelsPipeline names the passes.txt pipeline that bufferizes the
-// module and outlines its parallel loops into GPU kernels.
-const GPUKernelsPipeline = "gpu-kernels"
+// The chip-independent passes.txt pipelines, in the order BuildGPU runs
+// them (docs/gpu.md, "Pipelines"): gpu-fuse fuses element-wise chains,
+// gpu-loops schedules the contractions, bufferizes and makes parallel
+// loops, gpu-kernels turns the mapped loops into outlined kernels.
+const (
+	GPUFusePipeline    = "gpu-fuse"
+	GPULoopsPipeline   = "gpu-loops"
+	GPUKernelsPipeline = "gpu-kernels"
+)
+
+// GPUPipelines are the pipelines one GPU build runs: the three
+// chip-independent ones and the vendor's.
+type GPUPipelines struct {
+	Fuse, Loops, Kernels, Device Pipeline
+}
+
+// GPUPipelineNames returns the passes.txt pipelines a target's build runs,
+// in order.
+func GPUPipelineNames(t GPUTarget) []string {
+	return []string{GPUFusePipeline, GPULoopsPipeline, GPUKernelsPipeline, t.Pipeline()}
+}
+
+// LookupGPUPipelines finds a target's pipelines in ps.
+func LookupGPUPipelines(ps Pipelines, t GPUTarget) (GPUPipelines, error) {
+	var got []Pipeline
+	for _, n := range GPUPipelineNames(t) {
+		p, ok := ps.Lookup(n)
+		if !ok {
+			return GPUPipelines{}, fmt.Errorf("passes.txt has no %s pipeline (GPU targets need %v)", n, GPUPipelineNames(t))
+		}
+		got = append(got, p)
+	}
+	return GPUPipelines{Fuse: got[0], Loops: got[1], Kernels: got[2], Device: got[3]}, nil
+}
 
 // Chips LLVM 22's NVPTX and AMDGPU backends know (llc -mcpu=help), in the
 // order llc lists them.
@@ -101,9 +132,9 @@ type GPURequest struct {
 	// DeviceBuffers leaves the entry taking device pointers: no copies in
 	// or out (docs/gpu.md, "The ABI").
 	DeviceBuffers bool
-	// Kernels is the gpu-kernels pipeline; Device the vendor's pipeline,
-	// whose $chip and $format placeholders BuildGPU fills in.
-	Kernels, Device Pipeline
+	// Pipelines are the passes.txt pipelines to run; BuildGPU fills in the
+	// vendor pipeline's placeholders ($chip, $format, $toolkit, $libs).
+	Pipelines GPUPipelines
 	// Emit is the one output wanted: KindMLIR, KindLLVMDialect, KindLL,
 	// KindObj, KindPTX (NVIDIA), KindISA or KindHSACO (AMD).
 	Emit Kind
@@ -175,7 +206,19 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 		format, toolkit = "bin", dir
 	}
 	res := &GPUResult{}
-	kernels, err := tc.Lower(ctx, req.MLIR, req.Kernels)
+	fused, err := tc.Lower(ctx, req.MLIR, req.Pipelines.Fuse)
+	if err != nil {
+		return nil, err
+	}
+	loops, err := tc.Lower(ctx, TagGPUContractions(fused), req.Pipelines.Loops)
+	if err != nil {
+		return nil, err
+	}
+	mapped, err := TileGPULoops(loops, nil)
+	if err != nil {
+		return nil, err
+	}
+	kernels, err := tc.Lower(ctx, mapped, req.Pipelines.Kernels)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +235,7 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 			return nil, err
 		}
 	}
-	dev := req.Device.withPlaceholders(map[string]string{
+	dev := req.Pipelines.Device.withPlaceholders(map[string]string{
 		chipPlaceholder: req.Target.Chip, formatPlaceholder: format, toolkitPlaceholder: toolkit,
 	})
 	if res.LLVMDialect, err = tc.Lower(ctx, res.MLIR, dev); err != nil {

@@ -90,7 +90,7 @@ func buildGPU(t *testing.T, target string, kind Kind) *GPUResult {
 	}
 	res, err := tc.BuildGPU(context.Background(), GPURequest{
 		MLIR: string(src), Target: tg, Entry: "mm", NumOutputs: 2,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, tg.Pipeline()), Emit: kind,
+		Pipelines: gpuPipelines(t, tg.Pipeline()), Emit: kind,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -275,7 +275,7 @@ func TestGPUDeviceMathRefused(t *testing.T) {
 	tg, _ := ParseGPUTarget("nvidia:sm_90")
 	res, err := tc.BuildGPU(context.Background(), GPURequest{
 		MLIR: string(src), Target: tg, Entry: "small", NumOutputs: 1,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, "nvidia"), Emit: KindPTX,
+		Pipelines: gpuPipelines(t, "nvidia"), Emit: KindPTX,
 	})
 	var de *DeviceLibraryError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "__nv_erff") {
@@ -296,7 +296,7 @@ func TestGPUCodeObjectNeedsLLD(t *testing.T) {
 	delete(tc.tools, LLD) // as on a machine without lld-22
 	_, err = tc.BuildGPU(context.Background(), GPURequest{
 		MLIR: string(src), Target: tg, Entry: "mm", NumOutputs: 2,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, "amd"), Emit: KindHSACO,
+		Pipelines: gpuPipelines(t, "amd"), Emit: KindHSACO,
 	})
 	var te *ToolError
 	if !errors.As(err, &te) || te.ExitCode() != 3 || !strings.Contains(err.Error(), "needs ld.lld") {
@@ -343,7 +343,7 @@ func TestGPUDeviceMathRefusedAMD(t *testing.T) {
 	tg, _ := ParseGPUTarget("amd:gfx942")
 	_, err = tc.BuildGPU(context.Background(), GPURequest{
 		MLIR: string(src), Target: tg, Entry: "small", NumOutputs: 1,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, "amd"), Emit: KindISA,
+		Pipelines: gpuPipelines(t, "amd"), Emit: KindISA,
 	})
 	var de *DeviceLibraryError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "math.erf") {
@@ -384,7 +384,7 @@ func.func @sq(%a: tensor<40xf32>, %b: tensor<40xf64>) -> (tensor<40xf32>, tensor
 		}
 		res, err := tc.BuildGPU(context.Background(), GPURequest{
 			MLIR: src, Target: tg, Entry: "sq", NumOutputs: 2,
-			Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, tg.Pipeline()), Emit: kind,
+			Pipelines: gpuPipelines(t, tg.Pipeline()), Emit: kind,
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", target, err)
@@ -398,4 +398,15 @@ func.func @sq(%a: tensor<40xf32>, %b: tensor<40xf64>) -> (tensor<40xf32>, tensor
 			t.Errorf("%s: an approximate or library sqrt", target)
 		}
 	}
+}
+
+// gpuPipelines returns the passes.txt pipelines for a vendor ("nvidia",
+// "amd").
+func gpuPipelines(t testing.TB, vendor string) GPUPipelines {
+	t.Helper()
+	ps, err := LookupGPUPipelines(repoPipelines(t), GPUTarget{Vendor: GPUVendor(vendor)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }
