@@ -69,7 +69,8 @@ func ChooseGPUTile(extents []int64) GPUTileShape {
 		}
 		return (n + int64(t) - 1) / int64(t)
 	}
-	fits := func(n int64, t int) bool { b := tiles(n, t); return b >= 0 && b <= gridLimitYZ }
+	// An extent not known while compiling is taken to fit: its axis strides.
+	fits := func(n int64, t int) bool { return tiles(n, t) <= gridLimitYZ }
 	axes := make([]GPUAxis, r)
 	switch {
 	case r == 1:
@@ -237,11 +238,16 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 			emit(0, "%sg%d = arith.constant %d : index", p, d, a.Blocks)
 			continue
 		}
-		emit(0, "%snb%d = arith.ceildivui %sn%d, %st%d : index", p, d, p, d, p, d)
 		limit := int64(gridLimitYZ)
 		if a.Dim == "x" {
 			limit = gridLimitX
 		}
+		if a.Extent >= 0 {
+			emit(0, "%snb%d = arith.constant %d : index", p, d, (a.Extent+int64(a.Threads)-1)/int64(a.Threads))
+			emit(0, "%sg%d = arith.constant %d : index", p, d, a.Blocks)
+			continue
+		}
+		emit(0, "%snb%d = arith.ceildivui %sn%d, %st%d : index", p, d, p, d, p, d)
 		emit(0, "%slim%d = arith.constant %d : index", p, d, limit)
 		emit(0, "%sg%d = arith.minui %snb%d, %slim%d : index", p, d, p, d, p, d)
 	}

@@ -1,0 +1,286 @@
+package toolchain
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestChooseGPUTile(t *testing.T) {
+	type ax struct {
+		threads int
+		dim     string
+		blocks  int64
+		strided bool
+	}
+	for _, c := range []struct {
+		ext  []int64
+		want []ax
+	}{
+		{[]int64{7}, []ax{{256, "x", 1, false}}},
+		{[]int64{1000}, []ax{{256, "x", 4, false}}},
+		{[]int64{5, 18}, []ax{{8, "y", 1, false}, {32, "x", 1, false}}},
+		{[]int64{3, 4, 100}, []ax{{1, "z", 3, false}, {8, "y", 1, false}, {32, "x", 4, false}}},
+		{[]int64{2, 3, 4, 5}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}}},
+		{[]int64{2, 3, 4, 5, 6}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}, {0, "", 0, false}}},
+		// Grid y would need 75,000 blocks of 8 rows: 16 x 16.
+		{[]int64{600000, 2}, []ax{{16, "x", 37500, false}, {16, "y", 1, false}}},
+		// The last 8-row tile still fits (65,535 x 8 = 524,280 rows).
+		{[]int64{524280, 2}, []ax{{8, "y", 65535, false}, {32, "x", 1, false}}},
+		// Grid z would need 70,000 blocks: 16 x 16, the third axis in the thread.
+		{[]int64{70000, 2, 3}, []ax{{16, "x", 4375, false}, {16, "y", 1, false}, {0, "", 0, false}}},
+		// Even 16-wide tiles overflow grid y: the blocks stride.
+		{[]int64{1, 1048577, 1, 1}, []ax{{16, "x", 1, false}, {16, "y", 65535, true}, {0, "", 0, false}, {0, "", 0, false}}},
+		// An extent not known while compiling: strided, the grid computed at run time.
+		{[]int64{-1, 8}, []ax{{8, "y", -1, true}, {32, "x", 1, false}}},
+	} {
+		got := ChooseGPUTile(c.ext)
+		var g []ax
+		for _, a := range got.Axes {
+			g = append(g, ax{a.Threads, a.Dim, a.Blocks, a.Strided})
+		}
+		if fmt.Sprint(g) != fmt.Sprint(c.want) {
+			t.Errorf("extents %v: got %v, want %v", c.ext, g, c.want)
+		}
+		if n := got.Threads(); n != 256 && len(c.ext) <= 3 && c.want[0].threads != 16 {
+			t.Errorf("extents %v: %d threads a block, want 256", c.ext, n)
+		}
+	}
+}
+
+// launch is one gpu.launch_func: its kernel and its grid and block sizes.
+type launch struct {
+	kernel          string
+	blocks, threads [3]int64
+}
+
+var (
+	launchFuncRE = regexp.MustCompile(`gpu\.launch_func\s+(?:\[[^\]]*\]\s*)?@\w+::@(\w+) blocks in \((%\w+), (%\w+), (%\w+)\) threads in \((%\w+), (%\w+), (%\w+)\)`)
+	indexDefRE   = regexp.MustCompile(`(%\w+) = arith\.constant (\d+) : index`)
+)
+
+// launches returns the gpu.launch_func ops of a GPU-dialect module, their
+// sizes resolved from the host function's index constants.
+func launches(t *testing.T, mlir string) []launch {
+	t.Helper()
+	host, _, _ := strings.Cut(mlir, "gpu.module @")
+	vals := map[string]int64{}
+	for _, m := range indexDefRE.FindAllStringSubmatch(host, -1) {
+		vals[m[1]], _ = strconv.ParseInt(m[2], 10, 64)
+	}
+	var out []launch
+	for _, m := range launchFuncRE.FindAllStringSubmatch(host, -1) {
+		l := launch{kernel: m[1]}
+		for i := range 3 {
+			var ok1, ok2 bool
+			l.blocks[i], ok1 = vals[m[2+i]]
+			l.threads[i], ok2 = vals[m[5+i]]
+			if !ok1 || !ok2 {
+				t.Fatalf("launch %s: a size is not a constant: %s", m[1], m[0])
+			}
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+// kernelBody returns the text of gpu.func @name in a GPU-dialect module.
+func kernelBody(t *testing.T, mlir, name string) string {
+	t.Helper()
+	_, rest, ok := strings.Cut(mlir, "    gpu.func @"+name+"(")
+	if !ok {
+		t.Fatalf("no gpu.func @%s", name)
+	}
+	body, _, _ := strings.Cut(rest, "\n    }\n")
+	return body
+}
+
+// elementwiseModule is f(a, b) = (a + b) * a - b over the shape: three
+// element-wise generics that fuse into one.
+func elementwiseModule(dims []int64) string {
+	var s []string
+	var d []string
+	for i, n := range dims {
+		s = append(s, strconv.FormatInt(n, 10))
+		d = append(d, fmt.Sprintf("d%d", i))
+	}
+	ty := "tensor<" + strings.Join(s, "x") + "xf32>"
+	m := fmt.Sprintf("affine_map<(%s) -> (%s)>", strings.Join(d, ", "), strings.Join(d, ", "))
+	iters := strings.TrimSuffix(strings.Repeat(`"parallel", `, len(dims)), ", ")
+	gen := func(res, x, y, op string) string {
+		return fmt.Sprintf(`  %%e%[1]s = tensor.empty() : %[2]s
+  %%%[1]s = linalg.generic {indexing_maps = [%[3]s, %[3]s, %[3]s], iterator_types = [%[4]s]} ins(%%%[5]s, %%%[6]s : %[2]s, %[2]s) outs(%%e%[1]s : %[2]s) {
+  ^bb0(%%x: f32, %%y: f32, %%o: f32):
+    %%r = %[7]s %%x, %%y : f32
+    linalg.yield %%r : f32
+  } -> %[2]s
+`, res, ty, m, iters, x, y, op)
+	}
+	return fmt.Sprintf("func.func @ew(%%a: %[1]s, %%b: %[1]s) -> %[1]s {\n%[2]s%[3]s%[4]s  return %%s3 : %[1]s\n}\n", ty,
+		gen("s1", "a", "b", "arith.addf"), gen("s2", "s1", "a", "arith.mulf"), gen("s3", "s2", "b", "arith.subf"))
+}
+
+func gpuMLIR(t *testing.T, src, target, entry string, outputs int, kind Kind) *GPUResult {
+	t.Helper()
+	tc := needTools(t)
+	tg, err := ParseGPUTarget(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tc.BuildGPU(context.Background(), GPURequest{
+		MLIR: src, Target: tg, Entry: entry, NumOutputs: outputs,
+		Pipelines: gpuPipelines(t, string(tg.Vendor)), Emit: kind,
+	})
+	if err != nil {
+		t.Fatalf("%s: %v", target, err)
+	}
+	return res
+}
+
+// TestGPULaunchShapes: the block and grid of an element-wise chain's one
+// kernel for ranks 1 to 5 and for axes too long for grid y or z.
+func TestGPULaunchShapes(t *testing.T) {
+	for _, c := range []struct {
+		dims            []int64
+		blocks, threads [3]int64
+		loops           int // scf.for in the kernel (axes run in the thread, strides)
+	}{
+		{[]int64{1000}, [3]int64{4, 1, 1}, [3]int64{256, 1, 1}, 0},
+		{[]int64{20, 100}, [3]int64{4, 3, 1}, [3]int64{32, 8, 1}, 0},
+		{[]int64{3, 20, 100}, [3]int64{4, 3, 3}, [3]int64{32, 8, 1}, 0},
+		{[]int64{40, 20, 5, 6}, [3]int64{3, 2, 1}, [3]int64{16, 16, 1}, 2},
+		{[]int64{2, 3, 4, 5, 6}, [3]int64{1, 1, 1}, [3]int64{16, 16, 1}, 3},
+		// Grid y would be 75,000 blocks of 8: 16 x 16, the outer axis on grid x.
+		{[]int64{600000, 2}, [3]int64{37500, 1, 1}, [3]int64{16, 16, 1}, 0},
+		// Grid z would be 70,000: 16 x 16, the last axis in the thread.
+		{[]int64{70000, 2, 3}, [3]int64{4375, 1, 1}, [3]int64{16, 16, 1}, 1},
+		// Grid y holds 65,535 of the 65,537 16-wide tiles: each block strides.
+		// (The unit axes' loops fold away.)
+		{[]int64{1, 1048577, 1, 1}, [3]int64{1, 65535, 1}, [3]int64{16, 16, 1}, 1},
+	} {
+		name := fmt.Sprint(c.dims)
+		mlir := gpuMLIR(t, elementwiseModule(c.dims), "nvidia:sm_90", "ew", 1, KindMLIR).MLIR
+		ls := launches(t, mlir)
+		if len(ls) != 1 {
+			t.Errorf("%s: %d launches, want 1 (the chain fuses into one kernel)", name, len(ls))
+			continue
+		}
+		if ls[0].blocks != c.blocks || ls[0].threads != c.threads {
+			t.Errorf("%s: blocks %v threads %v, want blocks %v threads %v", name, ls[0].blocks, ls[0].threads, c.blocks, c.threads)
+		}
+		body := kernelBody(t, mlir, ls[0].kernel)
+		if n := strings.Count(body, "scf.for "); n != c.loops {
+			t.Errorf("%s: %d scf.for in the kernel, want %d:\n%s", name, n, c.loops, body)
+		}
+		if !strings.Contains(body, "scf.if") {
+			t.Errorf("%s: no bounds guard in the kernel", name)
+		}
+		if c.blocks[1] == 65535 && !strings.Contains(body, "step %c65535") {
+			t.Errorf("%s: the blocks do not stride by the grid:\n%s", name, body)
+		}
+		// One fused body: the add, the multiply and the subtract.
+		for _, op := range []string{"arith.addf", "arith.mulf", "arith.subf"} {
+			if strings.Count(body, op) != 1 {
+				t.Errorf("%s: %d %s in the kernel, want 1", name, strings.Count(body, op), op)
+			}
+		}
+	}
+}
+
+// TestGPUMatmulKernels: a matrix product is two kernels, the zero fill and
+// the contraction, whose threads each compute a 4 x 4 block (sized to
+// divide the result) in contracted order; a product one block covers keeps
+// the plain kernel.
+func TestGPUMatmulKernels(t *testing.T) {
+	for _, c := range []struct {
+		batch, m, n, k int
+		block          string // the thread's result block: the subview of the result it writes
+		blocks         [3]int64
+		threads        [3]int64
+	}{
+		{0, 64, 96, 32, "[4, 4] [1, 1]", [3]int64{1, 2, 1}, [3]int64{32, 8, 1}}, // 16 x 24 threads
+		{0, 6, 8, 5, "[3, 4] [1, 1]", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}},
+		{0, 10, 7, 5, "[2, 1] [1, 1]", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}},
+		{2, 8, 12, 3, "[1, 4, 4] [1, 1, 1]", [3]int64{1, 1, 2}, [3]int64{32, 8, 1}},
+		{0, 3, 4, 7, "", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}}, // one block would cover it
+	} {
+		name := fmt.Sprintf("%dx%dx%dx%d", c.batch, c.m, c.n, c.k)
+		src := matmulModule("mm", c.batch, c.m, c.n, c.k, "f32")
+		mlir := gpuMLIR(t, src, "nvidia:sm_90", "mm", 1, KindMLIR).MLIR
+		ls := launches(t, mlir)
+		if len(ls) != 2 {
+			t.Fatalf("%s: %d kernels, want 2 (fill, contraction):\n%s", name, len(ls), mlir)
+		}
+		fill, mm := kernelBody(t, mlir, ls[0].kernel), kernelBody(t, mlir, ls[1].kernel)
+		if strings.Contains(fill, "arith.mulf") || !strings.Contains(fill, "memref.store %cst") {
+			t.Errorf("%s: the first kernel is not the zero fill:\n%s", name, fill)
+		}
+		if ls[1].blocks != c.blocks || ls[1].threads != c.threads {
+			t.Errorf("%s: contraction blocks %v threads %v, want %v %v", name, ls[1].blocks, ls[1].threads, c.blocks, c.threads)
+		}
+		if c.block != "" && !regexp.MustCompile(`memref\.subview %arg2\[[^\]]*\] `+regexp.QuoteMeta(c.block)).MatchString(mm) {
+			t.Errorf("%s: the contraction's thread does not write a %s block:\n%s", name, c.block, mm)
+		}
+		if c.block == "" && strings.Contains(mm, "memref.subview") {
+			t.Errorf("%s: a product one block covers is blocked:\n%s", name, mm)
+		}
+		// In contracted order: one multiply then one add per step, the
+		// contracted loop sequential in the thread.
+		if strings.Count(mm, "arith.mulf") != 1 || strings.Count(mm, "arith.addf") != 1 || !strings.Contains(mm, "scf.for") {
+			t.Errorf("%s: the contraction kernel is not a sequential multiply-add:\n%s", name, mm)
+		}
+	}
+	// The PTX of the blocked product: no fused multiply-add.
+	ptx := string(gpuMLIR(t, matmulModule("mm", 0, 64, 96, 32, "f32"), "nvidia:sm_90", "mm", 1, KindPTX).Kernels)
+	if strings.Contains(ptx, "fma.") || !strings.Contains(ptx, "mul.rn.f32") || !strings.Contains(ptx, "add.rn.f32") {
+		t.Errorf("the blocked product's PTX is not mul.rn + add.rn without fma")
+	}
+	isa := string(gpuMLIR(t, matmulModule("mm", 0, 64, 96, 32, "f32"), "amd:gfx942", "mm", 1, KindISA).Kernels)
+	if m := regexp.MustCompile(`\b(v_fma\w*|v_fmac\w*|v_mad_f32\w*|v_mac_f32\w*|v_pk_fma\w*)`).FindString(isa); m != "" {
+		t.Errorf("the blocked product's AMD code has %s", m)
+	}
+	if !strings.Contains(isa, "v_mul_f32") || !strings.Contains(isa, "v_add_f32") {
+		t.Errorf("the blocked product's AMD code has no v_mul_f32/v_add_f32")
+	}
+}
+
+// TestGPUReductionShape: a reduction is a seed kernel and a fold kernel
+// with one thread per result element, the reduced axis an in-order loop in
+// the thread, also for a run longer than 4096.
+func TestGPUReductionShape(t *testing.T) {
+	for _, c := range []struct {
+		rows, run int64
+		blocks    [3]int64
+	}{
+		{300, 100, [3]int64{2, 1, 1}},
+		{3, 10000, [3]int64{1, 1, 1}},
+	} {
+		src := fmt.Sprintf(`func.func @rs(%%a: tensor<%[1]dx%[2]dxf32>) -> tensor<%[1]dxf32> {
+  %%cst = arith.constant 0.000000e+00 : f32
+  %%e = tensor.empty() : tensor<%[1]dxf32>
+  %%f = linalg.fill ins(%%cst : f32) outs(%%e : tensor<%[1]dxf32>) -> tensor<%[1]dxf32>
+  %%r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%%a : tensor<%[1]dx%[2]dxf32>) outs(%%f : tensor<%[1]dxf32>) {
+  ^bb0(%%x: f32, %%o: f32):
+    %%s = arith.addf %%o, %%x : f32
+    linalg.yield %%s : f32
+  } -> tensor<%[1]dxf32>
+  return %%r : tensor<%[1]dxf32>
+}
+`, c.rows, c.run)
+		mlir := gpuMLIR(t, src, "nvidia:sm_90", "rs", 1, KindMLIR).MLIR
+		ls := launches(t, mlir)
+		if len(ls) != 2 {
+			t.Fatalf("%d x %d: %d kernels, want 2 (seed, fold)", c.rows, c.run, len(ls))
+		}
+		if ls[1].threads != [3]int64{256, 1, 1} || ls[1].blocks != c.blocks {
+			t.Errorf("%d x %d: fold blocks %v threads %v, want %v [256 1 1]", c.rows, c.run, ls[1].blocks, ls[1].threads, c.blocks)
+		}
+		body := kernelBody(t, mlir, ls[1].kernel)
+		if !regexp.MustCompile(fmt.Sprintf(`scf\.for %%\w+ = %%c0 to %%c%d step %%c1 \{`, c.run)).MatchString(body) {
+			t.Errorf("%d x %d: the fold is not an in-order loop over the run:\n%s", c.rows, c.run, body)
+		}
+	}
+}
