@@ -11,7 +11,9 @@ import (
 
 // GPUFlags are the compile options for GPU targets (docs/gpu.md).
 type GPUFlags struct {
-	DeviceBuffers bool `help:"GPU targets: the entry takes device pointers the caller allocated and filled (no copies in or out); default: host pointers, copied to the device and back." name:"device-buffers"`
+	DeviceBuffers bool   `help:"GPU targets: the entry takes device pointers the caller allocated and filled (no copies in or out); default: host pointers, copied to the device and back." name:"device-buffers"`
+	GPUFallback   bool   `help:"GPU targets: a loop nest whose math function needs a device math library that was not found runs on the host (its buffers copied there and back) instead of failing the compile." name:"gpu-fallback"`
+	GPUMathLib    string `help:"GPU targets: the device math library: libdevice.10.bc or its directory (NVIDIA), the directory holding ocml.bc (AMD), or none; default: $NIRO_GPU_MATH_LIB, else the CUDA or ROCm install's (docs/gpu.md)." name:"gpu-math-lib" placeholder:"PATH"`
 }
 
 // gpuKindExt are the default extensions of the GPU outputs.
@@ -79,6 +81,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	res, err := tc.BuildGPU(ctx, toolchain.GPURequest{
 		MLIR: out.MLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
 		DeviceBuffers: c.DeviceBuffers, Pipelines: stages, Emit: kind,
+		MathLib: c.GPUMathLib, Fallback: c.GPUFallback,
 	})
 	if err != nil {
 		return err

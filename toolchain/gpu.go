@@ -135,6 +135,12 @@ type GPURequest struct {
 	// Pipelines are the passes.txt pipelines to run; BuildGPU fills in the
 	// vendor pipeline's placeholders ($chip, $format, $toolkit, $libs).
 	Pipelines GPUPipelines
+	// MathLib is where the device math library is (--gpu-math-lib): see
+	// FindMathLib; "" searches $NIRO_GPU_MATH_LIB and the standard places.
+	MathLib string
+	// Fallback keeps a loop nest whose math needs a device library that
+	// was not found on the host (--gpu-fallback) instead of failing.
+	Fallback bool
 	// Emit is the one output wanted: KindMLIR, KindLLVMDialect, KindLL,
 	// KindObj, KindPTX (NVIDIA), KindISA or KindHSACO (AMD).
 	Emit Kind
@@ -154,6 +160,8 @@ type GPUResult struct {
 	Kernels []byte
 	LL      string
 	Obj     []byte
+	// MathLib is the device math library linked into the kernels, if any.
+	MathLib *MathLib
 }
 
 // Placeholders in the vendor pipelines of passes.txt.
@@ -161,6 +169,7 @@ const (
 	chipPlaceholder    = "$chip"
 	formatPlaceholder  = "$format"
 	toolkitPlaceholder = "$toolkit"
+	libsPlaceholder    = "$libs"
 )
 
 // BuildGPU lowers req.MLIR for a GPU: the gpu-kernels pipeline, the device
@@ -214,7 +223,23 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 	if err != nil {
 		return nil, err
 	}
-	mapped, err := TileGPULoops(loops, nil)
+	// Device math: link the vendor's library if it is found; otherwise
+	// keep the loop nests that need it on the host, or fail.
+	var lib *MathLib
+	var keep func(string) bool
+	if need := libraryMath(loops); len(need) > 0 {
+		if lib, err = FindMathLib(req.Target.Vendor, req.MathLib); err != nil {
+			return nil, err
+		}
+		if lib == nil && !req.Fallback {
+			return nil, &DeviceLibraryError{Target: req.Target, Functions: need, Library: mathLibName(req.Target.Vendor)}
+		}
+		if lib == nil {
+			keep = func(body string) bool { return len(libraryMath(body)) > 0 }
+		}
+	}
+	res.MathLib = lib
+	mapped, err := TileGPULoops(loops, keep)
 	if err != nil {
 		return nil, err
 	}
@@ -222,13 +247,39 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 	if err != nil {
 		return nil, err
 	}
-	if res.MLIR, err = DeviceMemory(kernels, DeviceMemoryOptions{Entry: req.Entry, NumOutputs: req.NumOutputs, DeviceBuffers: req.DeviceBuffers, Vendor: req.Target.Vendor}); err != nil {
+	if res.MLIR, err = DeviceMemory(kernels, DeviceMemoryOptions{Entry: req.Entry, NumOutputs: req.NumOutputs,
+		DeviceBuffers: req.DeviceBuffers, Vendor: req.Target.Vendor, HostLoops: keep != nil}); err != nil {
 		return nil, err
 	}
 	if req.Emit == KindMLIR {
 		return res, nil
 	}
-	if req.Target.Vendor == AMD {
+	libs := ""
+	if lib != nil && req.Target.Vendor == NVIDIA {
+		libs = lib.Path
+	}
+	if lib != nil && req.Target.Vendor == AMD {
+		// ROCDL serialization links ocml from TOOLKIT/amdgcn/bitcode.
+		if toolkit == "" {
+			dir, err := os.MkdirTemp("", "niro-rocm-")
+			if err != nil {
+				return nil, fmt.Errorf("gpu: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			toolkit = dir
+		}
+		if err := os.MkdirAll(filepath.Join(toolkit, "amdgcn"), 0o755); err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+		abs, err := filepath.Abs(lib.Path)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+		if err := os.Symlink(abs, filepath.Join(toolkit, "amdgcn", "bitcode")); err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+	}
+	if lib == nil && req.Target.Vendor == AMD {
 		// ROCDL serialization fails outright on a call into ocml when the
 		// ROCm device libraries are absent: name the math ops instead.
 		if err := checkKernelMath(req.Target, res.MLIR); err != nil {
@@ -236,7 +287,7 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 		}
 	}
 	dev := req.Pipelines.Device.withPlaceholders(map[string]string{
-		chipPlaceholder: req.Target.Chip, formatPlaceholder: format, toolkitPlaceholder: toolkit,
+		chipPlaceholder: req.Target.Chip, formatPlaceholder: format, toolkitPlaceholder: toolkit, libsPlaceholder: libs,
 	})
 	if res.LLVMDialect, err = tc.Lower(ctx, res.MLIR, dev); err != nil {
 		return nil, err
@@ -244,7 +295,7 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 	if res.Kernels, err = GPUBinaryPayload(res.LLVMDialect); err != nil {
 		return nil, err
 	}
-	if format == "isa" {
+	if format == "isa" && (lib == nil || req.Target.Vendor == NVIDIA) {
 		if err := checkDeviceCalls(req.Target, string(res.Kernels)); err != nil {
 			return nil, err
 		}
@@ -381,9 +432,8 @@ var (
 )
 
 // checkDeviceCalls fails when the kernels call a device library function
-// (libdevice's __nv_*, ocml's __ocml_*) that was not linked in: niro does
-// not link the vendors' device libraries yet, and the driver would refuse
-// the module when it is loaded.
+// (libdevice's __nv_*, ocml's __ocml_*) that was not linked in: the driver
+// would refuse the module when it is loaded.
 func checkDeviceCalls(t GPUTarget, asm string) error {
 	var missing []string
 	seen := map[string]bool{}
@@ -405,17 +455,8 @@ func checkDeviceCalls(t GPUTarget, asm string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	lib := "libdevice (CUDA)"
-	if t.Vendor == AMD {
-		lib = "ocml (ROCm device libraries)"
-	}
-	return &DeviceLibraryError{Target: t, Functions: missing, Library: lib}
+	return &DeviceLibraryError{Target: t, Functions: missing, Library: mathLibName(t.Vendor)}
 }
-
-var mathOpRE = regexp.MustCompile(`\bmath\.(\w+)`)
-
-// kernelMathOK are the math ops a kernel computes without a device library.
-var kernelMathOK = map[string]bool{"absf": true, "copysign": true, "fma": true}
 
 // checkKernelMath fails when the kernels of a GPU-dialect module use math
 // ops that need the vendor's device library.
@@ -424,22 +465,14 @@ func checkKernelMath(t GPUTarget, mlir string) error {
 	if i < 0 {
 		return nil
 	}
-	var ops []string
-	seen := map[string]bool{}
-	for _, m := range mathOpRE.FindAllStringSubmatch(mlir[i:], -1) {
-		if !kernelMathOK[m[1]] && !seen[m[1]] {
-			seen[m[1]] = true
-			ops = append(ops, "math."+m[1])
-		}
+	if ops := libraryMath(mlir[i:]); len(ops) > 0 {
+		return &DeviceLibraryError{Target: t, Functions: ops, Library: mathLibName(t.Vendor)}
 	}
-	if len(ops) == 0 {
-		return nil
-	}
-	return &DeviceLibraryError{Target: t, Functions: ops, Library: "ocml (ROCm device libraries)"}
+	return nil
 }
 
-// DeviceLibraryError reports kernels that call device math functions niro
-// cannot link: the model's math has no GPU lowering yet.
+// DeviceLibraryError reports kernels that call device math functions from
+// a library that was not found (and no --gpu-fallback).
 type DeviceLibraryError struct {
 	Target    GPUTarget
 	Functions []string
@@ -447,8 +480,8 @@ type DeviceLibraryError struct {
 }
 
 func (e *DeviceLibraryError) Error() string {
-	return fmt.Sprintf("%s: the kernels call %s from %s, which niro does not link yet; this model's math functions cannot run on the GPU (no --gpu-fallback yet)",
-		e.Target, strings.Join(e.Functions, ", "), e.Library)
+	return fmt.Sprintf("%s: the kernels call %s from %s, which was not found (point --gpu-math-lib or $%s at it), or pass --gpu-fallback to run those loop nests on the host",
+		e.Target, strings.Join(e.Functions, ", "), e.Library, MathLibEnv)
 }
 
 var mgpuDeclRE = regexp.MustCompile(`(?m)^declare [^@\n]*@(mgpu\w+)\(`)

@@ -1,0 +1,238 @@
+package toolchain
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// erfModule is (erf(a) + 1, b * b) over 40 elements: one math function
+// that needs the device library, and a product that does not.
+const erfModule = `#v = affine_map<(d0) -> (d0)>
+func.func @erf(%a: tensor<40xf32>, %b: tensor<40xf32>) -> (tensor<40xf32>, tensor<40xf32>) {
+  %one = arith.constant 1.000000e+00 : f32
+  %e = tensor.empty() : tensor<40xf32>
+  %r = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%a : tensor<40xf32>) outs(%e : tensor<40xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.erf %x : f32
+    %t = arith.addf %s, %one : f32
+    linalg.yield %t : f32
+  } -> tensor<40xf32>
+  %e2 = tensor.empty() : tensor<40xf32>
+  %r2 = linalg.generic {indexing_maps = [#v, #v], iterator_types = ["parallel"]} ins(%b : tensor<40xf32>) outs(%e2 : tensor<40xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  } -> tensor<40xf32>
+  return %r, %r2 : tensor<40xf32>, tensor<40xf32>
+}
+`
+
+// fakeBitcode assembles LLVM IR into a .bc file with llvm-as (beside llc).
+func fakeBitcode(t *testing.T, tc *Toolchain, path, ll string) {
+	t.Helper()
+	llc, _ := tc.Tool(LLC)
+	as := filepath.Join(filepath.Dir(llc.Path), "llvm-as")
+	if _, err := os.Stat(as); err != nil {
+		as = strings.Replace(llc.Path, "llc", "llvm-as", 1)
+	}
+	if err := os.WriteFile(path+".ll", []byte(ll), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(as, path+".ll", "-o", path).CombinedOutput(); err != nil {
+		t.Fatalf("llvm-as: %v\n%s", err, out)
+	}
+}
+
+func TestFindMathLib(t *testing.T) {
+	dir := t.TempDir()
+	cuda := filepath.Join(dir, "cuda", "nvvm", "libdevice")
+	rocm := filepath.Join(dir, "rocm", "amdgcn", "bitcode")
+	for _, d := range []string{cuda, rocm} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(cuda, "libdevice.10.bc"), filepath.Join(rocm, "ocml.bc")} {
+		if err := os.WriteFile(f, []byte("BC"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	saved := mathLibSearch
+	defer func() { mathLibSearch = saved }()
+	mathLibSearch = map[GPUVendor][]string{
+		NVIDIA: {filepath.Join(dir, "none", "*"), "$CUDA_HOME/nvvm/libdevice"},
+		AMD:    {"$ROCM_PATH/amdgcn/bitcode", filepath.Join(dir, "r*", "amdgcn", "bitcode")},
+	}
+	t.Setenv(MathLibEnv, "")
+	t.Setenv("CUDA_HOME", "")
+	t.Setenv("ROCM_PATH", "")
+	check := func(v GPUVendor, path, want string) {
+		t.Helper()
+		lib, err := FindMathLib(v, path)
+		if err != nil {
+			t.Fatalf("%s %q: %v", v, path, err)
+		}
+		got := ""
+		if lib != nil {
+			got = lib.Path
+		}
+		if got != want {
+			t.Errorf("%s %q: found %q, want %q", v, path, got, want)
+		}
+	}
+	check(NVIDIA, "", "") // CUDA_HOME unset, nothing at the other place
+	check(AMD, "", rocm)  // the glob
+	t.Setenv("CUDA_HOME", filepath.Join(dir, "cuda"))
+	check(NVIDIA, "", filepath.Join(cuda, "libdevice.10.bc"))
+	check(NVIDIA, "none", "")
+	check(NVIDIA, cuda, filepath.Join(cuda, "libdevice.10.bc"))
+	check(AMD, filepath.Join(rocm, "ocml.bc"), rocm)
+	t.Setenv(MathLibEnv, rocm)
+	check(AMD, "", rocm)
+	t.Setenv(MathLibEnv, MathLibNone)
+	check(AMD, "", "")
+	if _, err := FindMathLib(NVIDIA, filepath.Join(dir, "rocm")); err == nil || !strings.Contains(err.Error(), "holds no libdevice.10.bc") {
+		t.Errorf("a path without the library: error %v", err)
+	}
+}
+
+func TestLibraryMath(t *testing.T) {
+	text := `%1 = math.exp %0 : f32
+%2 = math.sqrt %1 : f32
+%3 = math.absf %2 : f32
+%4 = math.erf %3 : f64
+%5 = math.exp %4 : f32
+%6 = math.floor %5 : f32
+%7 = math.sqrt %6 : f16`
+	if got := strings.Join(libraryMath(text), " "); got != "math.exp math.erf math.sqrt" {
+		t.Errorf("libraryMath: %s", got)
+	}
+}
+
+// TestGPUDeviceMathLinked: with a libdevice (here a stand-in built by
+// llvm-as that defines __nv_erff as x * 3) the kernels call no external
+// function: the library's body is in the PTX.
+func TestGPUDeviceMathLinked(t *testing.T) {
+	tc := needTools(t)
+	bc := filepath.Join(t.TempDir(), "libdevice.10.bc")
+	fakeBitcode(t, tc, bc, `target triple = "nvptx64-nvidia-cuda"
+define float @__nv_erff(float %x) {
+  %r = fmul float %x, 3.0
+  ret float %r
+}
+`)
+	tg, _ := ParseGPUTarget("nvidia:sm_90")
+	res, err := tc.BuildGPU(context.Background(), GPURequest{
+		MLIR: erfModule, Target: tg, Entry: "erf", NumOutputs: 2, MathLib: bc,
+		Pipelines: gpuPipelines(t, "nvidia"), Emit: KindPTX,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ptx := string(res.Kernels)
+	if res.MathLib == nil || res.MathLib.Path != bc {
+		t.Errorf("MathLib %v, want %s", res.MathLib, bc)
+	}
+	if strings.Contains(ptx, ".extern") || !strings.Contains(ptx, "0f40400000") {
+		t.Errorf("the library's __nv_erff (x * 3.0) is not in the PTX:\n%s", ptx)
+	}
+	if strings.Contains(ptx, "fma.") {
+		t.Error("the PTX has an fma")
+	}
+}
+
+// TestGPUDeviceMathLinkedAMD: with an ocml directory (a stand-in ocml.bc
+// defining __ocml_erf_f32 as x * 3, and the ISA-version library) the
+// AMDGCN code has the body and calls nothing.
+func TestGPUDeviceMathLinkedAMD(t *testing.T) {
+	tc := needTools(t)
+	dir := t.TempDir()
+	fakeBitcode(t, tc, filepath.Join(dir, "ocml.bc"), `target triple = "amdgcn-amd-amdhsa"
+define float @__ocml_erf_f32(float %x) {
+  %r = fmul float %x, 3.0
+  ret float %r
+}
+`)
+	fakeBitcode(t, tc, filepath.Join(dir, "oclc_isa_version_942.bc"), `target triple = "amdgcn-amd-amdhsa"
+@__oclc_ISA_version = linkonce_odr hidden local_unnamed_addr addrspace(4) constant i32 9402, align 4
+`)
+	tg, _ := ParseGPUTarget("amd:gfx942")
+	res, err := tc.BuildGPU(context.Background(), GPURequest{
+		MLIR: erfModule, Target: tg, Entry: "erf", NumOutputs: 2, MathLib: dir,
+		Pipelines: gpuPipelines(t, "amd"), Emit: KindISA,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	isa := string(res.Kernels)
+	if strings.Contains(isa, "s_swappc") || strings.Contains(isa, "__ocml_erf_f32@") || !strings.Contains(isa, "0x40400000") {
+		t.Errorf("the library's __ocml_erf_f32 (x * 3.0) is not inlined in the AMD code:\n%s", firstLines(isa, 80))
+	}
+}
+
+// TestGPUDeviceMathMissing: without the library the compile names the
+// function; with Fallback the loop nest runs on the host over host copies
+// of its buffers, and the kernels call no library.
+func TestGPUDeviceMathMissing(t *testing.T) {
+	tc := needTools(t)
+	for _, target := range []string{"nvidia:sm_90", "amd:gfx942"} {
+		tg, _ := ParseGPUTarget(target)
+		req := GPURequest{
+			MLIR: erfModule, Target: tg, Entry: "erf", NumOutputs: 2, MathLib: MathLibNone,
+			Pipelines: gpuPipelines(t, string(tg.Vendor)), Emit: KindLL,
+		}
+		if tg.Vendor == AMD {
+			req.Emit = KindISA
+		}
+		_, err := tc.BuildGPU(context.Background(), req)
+		var de *DeviceLibraryError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "math.erf") || !strings.Contains(err.Error(), "--gpu-fallback") {
+			t.Fatalf("%s: error %v, want a DeviceLibraryError naming math.erf", target, err)
+		}
+		req.Fallback = true
+		req.Emit = KindMLIR
+		res, err := tc.BuildGPU(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s with fallback: %v", target, err)
+		}
+		host, kernels, _ := strings.Cut(res.MLIR, "gpu.module @erf_kernels")
+		if strings.Contains(kernels, "math.erf") || !strings.Contains(host, "math.erf") {
+			t.Errorf("%s: the erf loop is not on the host:\n%s", target, res.MLIR)
+		}
+		// Copied to the host, computed, copied back; the product is a
+		// kernel.
+		for _, want := range []string{"= memref.alloc() : memref<40xf32>", "gpu.memcpy %niro_hostbuf0_0, %arg0", "memref.dealloc %niro_hostbuf0_"} {
+			if !strings.Contains(host, want) {
+				t.Errorf("%s: the host loop lacks %q:\n%s", target, want, host)
+			}
+		}
+		if n := len(launches(t, res.MLIR)); n != 1 {
+			t.Errorf("%s: %d kernels, want 1", target, n)
+		}
+		if tg.Vendor == AMD {
+			// No ld.lld here for an AMD launcher; the assembly has no ocml call.
+			req.Emit = KindISA
+			res, err = tc.BuildGPU(context.Background(), req)
+			if err != nil || strings.Contains(string(res.Kernels), "__ocml") {
+				t.Errorf("%s with fallback, isa: %v", target, err)
+			}
+			continue
+		}
+		req.Emit = KindLL
+		res, err = tc.BuildGPU(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%s with fallback, ll: %v", target, err)
+		}
+		if !strings.Contains(res.LL, "@erff(") || !strings.Contains(res.LL, "@mgpuStreamSynchronize") {
+			t.Errorf("%s: the launcher does not call the host's erff after a wait", target)
+		}
+		if _, err := tc.Compile(context.Background(), res.LL, CompileOptions{Kind: KindObj, OptLevel: 3}); err != nil {
+			t.Errorf("%s: llc: %v", target, err)
+		}
+	}
+}
