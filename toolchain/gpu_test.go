@@ -43,13 +43,13 @@ func TestParseGPUTarget(t *testing.T) {
 
 func TestGPUPipelines(t *testing.T) {
 	ps := repoPipelines(t)
-	for _, name := range []string{GPUKernelsPipeline, "nvidia", "amd"} {
+	for _, name := range []string{GPUFusePipeline, GPULoopsPipeline, GPUKernelsPipeline, "nvidia", "amd"} {
 		if _, ok := ps.Lookup(name); !ok {
 			t.Fatalf("passes.txt has no %s pipeline", name)
 		}
 	}
 	nv, _ := ps.Lookup("nvidia")
-	p := nv.withPlaceholders(map[string]string{chipPlaceholder: "sm_80", formatPlaceholder: "isa", toolkitPlaceholder: ""})
+	p := nv.withPlaceholders(map[string]string{chipPlaceholder: "sm_80", formatPlaceholder: "isa", toolkitPlaceholder: "", libsPlaceholder: ""})
 	got := strings.Join(p.Passes(), "\n")
 	for _, want := range []string{"nvvm-attach-target{chip=sm_80 O=3}", "gpu-module-to-binary{format=isa}"} {
 		if !strings.Contains(got, want) {
@@ -58,6 +58,10 @@ func TestGPUPipelines(t *testing.T) {
 	}
 	if strings.Contains(got, "$") {
 		t.Errorf("a placeholder is left:\n%s", got)
+	}
+	p = nv.withPlaceholders(map[string]string{chipPlaceholder: "sm_90", formatPlaceholder: "isa", toolkitPlaceholder: "", libsPlaceholder: "/x/libdevice.10.bc"})
+	if got := strings.Join(p.Passes(), "\n"); !strings.Contains(got, "nvvm-attach-target{chip=sm_90 O=3 l=/x/libdevice.10.bc}") {
+		t.Errorf("nvidia with a libdevice:\n%s", got)
 	}
 	amd, _ := ps.Lookup("amd")
 	p = amd.withPlaceholders(map[string]string{chipPlaceholder: "gfx942", formatPlaceholder: "bin", toolkitPlaceholder: "/tmp/x"})

@@ -271,7 +271,7 @@ func deviceFunc(it topItem, kmod string, hostLoops bool) (string, error) {
 			if strings.HasPrefix(op, "memref.alloc") || strings.HasPrefix(op, "memref.copy") || strings.HasPrefix(op, "memref.get_global") {
 				what = "a dynamic shape or a strided layout has no device copy yet (bind shapes with --dim or --shape)"
 			}
-			return "", fmt.Errorf("gpu: function @%s keeps %s on the host (line %d of the outlined MLIR: %s): %s; this model cannot run on the GPU yet (no --gpu-fallback)", it.name, op, lineNo, t, what)
+			return "", fmt.Errorf("gpu: function @%s keeps %s on the host (line %d of the outlined MLIR: %s): %s; this model cannot run on the GPU yet (--gpu-fallback keeps only loop nests whose math needs a device library on the host)", it.name, op, lineNo, t, what)
 		}
 		b.WriteString(launchRE.ReplaceAllString(raw, "gpu.launch_func @"+kmod+"::@$1"))
 	}
@@ -307,7 +307,7 @@ func hostLoop(lines []string, fn string, lineNo, n int) (string, error) {
 	}
 	type buf struct {
 		name, typ, host string
-		stored        bool
+		stored          bool
 	}
 	var bufs []*buf
 	byName := map[string]*buf{}

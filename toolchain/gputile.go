@@ -147,15 +147,39 @@ func TileGPULoops(mlir string, keepOnHost func(body string) bool) (string, error
 			consts[m[1]] = v
 		}
 		m := parallelRE.FindStringSubmatch(l)
-		if m == nil {
-			out = append(out, l)
-			continue
+		var body []string
+		end := -1
+		switch {
+		case m != nil:
+			if end = closeOf(lines, i, m[1]); end < 0 {
+				return "", fmt.Errorf("gpu: line %d: scf.parallel never closes", i+1)
+			}
+			body = lines[i+1 : end]
+		default:
+			// A computation with no parallel axis (a reduction to a scalar,
+			// a rank-0 element-wise op) runs on one thread: it becomes a
+			// parallel loop of one point.
+			first, last, ok := serialNest(lines, i)
+			if !ok {
+				out = append(out, l)
+				continue
+			}
+			ind := lines[first][:len(lines[first])-len(strings.TrimLeft(lines[first], " "))]
+			u := fmt.Sprintf("%%niro_u%d_", n)
+			out = append(out, ind+u+"0 = arith.constant 0 : index", ind+u+"1 = arith.constant 1 : index")
+			consts[u+"0"], consts[u+"1"] = 0, 1
+			m = []string{"", ind, u + "iv", u + "0", u + "1", u + "1"}
+			body = append(append([]string{}, lines[first:last+1]...), ind+"  scf.reduce")
+			end = last
+			if keepOnHost != nil && keepOnHost(strings.Join(body, "\n")) {
+				out = append(out, fmt.Sprintf("%sscf.parallel (%s) = (%s) to (%s) step (%s) {", ind, m[2], m[3], m[4], m[5]))
+				out = append(out, body...)
+				out = append(out, ind+"}")
+				n++
+				i = end
+				continue
+			}
 		}
-		end := closeOf(lines, i, m[1])
-		if end < 0 {
-			return "", fmt.Errorf("gpu: line %d: scf.parallel never closes", i+1)
-		}
-		body := lines[i+1 : end]
 		if keepOnHost != nil && keepOnHost(strings.Join(body, "\n")) {
 			out = append(out, lines[i:end+1]...)
 			i = end
@@ -170,6 +194,70 @@ func TileGPULoops(mlir string, keepOnHost func(body string) bool) (string, error
 		i = end
 	}
 	return strings.Join(out, "\n"), nil
+}
+
+var (
+	hostForRE    = regexp.MustCompile(`^(\s*)scf\.for %[\w]+ = \S+ to \S+ step \S+ \{$`)
+	serialOpRE   = regexp.MustCompile(`^\s*(?:(%[\w]+) = )?(memref\.load|memref\.store|arith\.[a-z_]+|math\.[a-z_]+)\b`)
+	ssaDefRE     = regexp.MustCompile(`^\s*(%[\w]+)(?::\d+)? = `)
+	funcOrEndRE  = regexp.MustCompile(`^  (?:func\.func |\}$)`)
+	memAccessRE  = regexp.MustCompile(`\bmemref\.(?:load|store)\b`)
+	hostOnlyOpRE = regexp.MustCompile(`\b(?:scf\.parallel|gpu\.|func\.call|memref\.(?:alloc|dealloc|copy|get_global|subview|expand_shape|collapse_shape|reinterpret_cast|cast))\b`)
+)
+
+// serialNest reports whether line i starts a computation with no parallel
+// axis that reads or writes buffers: an scf.for nest (without results)
+// whose body loads or stores and holds no other buffer op, or a run of
+// loads, arithmetic and stores ending in a store; its first and last lines.
+// A run defining a value used after it (a loaded condition the host
+// branches on) is not one: that stays on the host.
+func serialNest(lines []string, i int) (int, int, bool) {
+	if fm := hostForRE.FindStringSubmatch(lines[i]); fm != nil {
+		end := closeOf(lines, i, fm[1])
+		if end < 0 {
+			return 0, 0, false
+		}
+		region := strings.Join(lines[i+1:end], "\n")
+		if !memAccessRE.MatchString(region) || hostOnlyOpRE.MatchString(region) {
+			return 0, 0, false
+		}
+		return i, end, true
+	}
+	m := serialOpRE.FindStringSubmatch(lines[i])
+	if m == nil || strings.HasPrefix(m[2], "arith.constant") {
+		return 0, 0, false
+	}
+	ind := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+	last := -1
+	j := i
+	for ; j < len(lines); j++ {
+		l := lines[j]
+		mm := serialOpRE.FindStringSubmatch(l)
+		if mm == nil || mm[2] == "arith.constant" || len(l)-len(strings.TrimLeft(l, " ")) != ind {
+			break
+		}
+		if mm[2] == "memref.store" {
+			last = j
+		}
+	}
+	if last < 0 || !memAccessRE.MatchString(strings.Join(lines[i:last+1], "\n")) {
+		return 0, 0, false
+	}
+	// No value of the run may be used after it.
+	var defs []string
+	for _, l := range lines[i : last+1] {
+		if d := ssaDefRE.FindStringSubmatch(l); d != nil {
+			defs = append(defs, d[1])
+		}
+	}
+	for k := last + 1; k < len(lines) && !funcOrEndRE.MatchString(lines[k]); k++ {
+		for _, d := range defs {
+			if regexp.MustCompile(regexp.QuoteMeta(d) + `\b`).MatchString(lines[k]) {
+				return 0, 0, false
+			}
+		}
+	}
+	return i, last, true
 }
 
 // closeOf returns the line closing the region opened at line i, whose op

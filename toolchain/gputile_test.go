@@ -284,3 +284,63 @@ func TestGPUReductionShape(t *testing.T) {
 		}
 	}
 }
+
+// TestGPUSerialKernels: a computation with no parallel axis (a sum of a
+// whole tensor, a rank-0 add) runs in a kernel on one thread, in order,
+// rather than on the host against device buffers.
+func TestGPUSerialKernels(t *testing.T) {
+	src := `func.func @s(%a: tensor<3x100xf32>, %b: tensor<f32>) -> (tensor<f32>, tensor<f32>) {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<3x100xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %o, %x : f32
+    linalg.yield %s : f32
+  } -> tensor<f32>
+  %e2 = tensor.empty() : tensor<f32>
+  %r2 = linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>], iterator_types = []} ins(%b : tensor<f32>) outs(%e2 : tensor<f32>) {
+  ^bb0(%x: f32, %o: f32):
+    %m = arith.mulf %x, %x : f32
+    linalg.yield %m : f32
+  } -> tensor<f32>
+  return %r, %r2 : tensor<f32>, tensor<f32>
+}
+`
+	mlir := gpuMLIR(t, src, "nvidia:sm_90", "s", 2, KindMLIR).MLIR
+	ls := launches(t, mlir)
+	if len(ls) != 3 {
+		t.Fatalf("%d kernels, want 3 (seed, fold, product):\n%s", len(ls), mlir)
+	}
+	for _, l := range ls {
+		if l.blocks != [3]int64{1, 1, 1} {
+			t.Errorf("%s: blocks %v, want one", l.kernel, l.blocks)
+		}
+	}
+	fold := kernelBody(t, mlir, ls[1].kernel)
+	if !regexp.MustCompile(`(?s)scf\.for %\w+ = %c0 to %c3 step %c1 \{\s+scf\.for %\w+ = %c0 to %c100 step %c1 \{`).MatchString(fold) {
+		t.Errorf("the whole-tensor sum is not an in-order loop nest in one thread:\n%s", fold)
+	}
+	if !strings.Contains(kernelBody(t, mlir, ls[2].kernel), "arith.mulf") {
+		t.Errorf("the rank-0 product is not a kernel")
+	}
+	// A loaded value the host branches on stays on the host: refused.
+	src2 := `func.func @c(%p: tensor<i1>, %a: tensor<4xf32>) -> tensor<4xf32> {
+  %c = tensor.extract %p[] : tensor<i1>
+  %r = scf.if %c -> tensor<4xf32> {
+    scf.yield %a : tensor<4xf32>
+  } else {
+    %e = tensor.empty() : tensor<4xf32>
+    scf.yield %e : tensor<4xf32>
+  }
+  return %r : tensor<4xf32>
+}
+`
+	tc := needTools(t)
+	tg, _ := ParseGPUTarget("nvidia:sm_90")
+	_, err := tc.BuildGPU(context.Background(), GPURequest{MLIR: src2, Target: tg, Entry: "c", NumOutputs: 1,
+		Pipelines: gpuPipelines(t, "nvidia"), Emit: KindMLIR})
+	if err == nil || !strings.Contains(err.Error(), "memref.load on the host") {
+		t.Errorf("a host branch on a loaded value: error %v, want the host-load refusal", err)
+	}
+}
