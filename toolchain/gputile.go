@@ -19,8 +19,12 @@ const (
 // which run as sequential loops inside each thread.
 type GPUTileShape struct {
 	// Axes lists, per loop axis (outermost first), its tile; Threads is 0
-	// for an axis that runs as an scf.for inside the thread.
+	// for an axis that is not tiled.
 	Axes []GPUAxis
+	// Rest, when its Threads is 1, puts the untiled axes of a 16 x 16
+	// shape together on grid z, one block per point of them (row-major);
+	// otherwise they run as in-order scf.for loops inside the thread.
+	Rest GPUAxis
 }
 
 // GPUAxis is one loop axis of a GPUTileShape.
@@ -56,7 +60,9 @@ func (s GPUTileShape) Threads() int {
 //   - rank 4 and up, or a rank-2/3 nest whose grid y or z would need more
 //     than 65,535 blocks: a 16 x 16 tile over the first two axes, the
 //     outermost on grid x (thread y), the second on grid y (thread x), the
-//     other axes as in-order loops inside the thread.
+//     other axes together on grid z (one block per point of them; Rest),
+//     or, when one of their extents is not a constant, as in-order loops
+//     inside the thread.
 //
 // An axis whose tiles still do not fit its grid dimension (or whose extent
 // is not known) is strided: the grid holds at most the limit and each block
@@ -106,12 +112,29 @@ func ChooseGPUTile(extents []int64) GPUTileShape {
 			}
 		}
 	}
-	return GPUTileShape{Axes: axes}
+	shape := GPUTileShape{Axes: axes}
+	if r > 2 && axes[0].Threads == 16 {
+		rest := int64(1)
+		for _, n := range extents[2:] {
+			if n < 0 {
+				return shape
+			}
+			rest *= n
+		}
+		shape.Rest = GPUAxis{Threads: 1, Dim: "z", Extent: rest, Blocks: rest}
+		if rest > gridLimitYZ {
+			shape.Rest.Blocks, shape.Rest.Strided = gridLimitYZ, true
+		}
+	}
+	return shape
 }
 
 // In the 16 x 16 shape the outermost axis is on grid x but on thread y: the
 // second axis, closer to contiguous memory, takes thread x.
 func threadDim(s GPUTileShape, i int) string {
+	if i == len(s.Axes) {
+		return "z"
+	}
 	if len(s.Axes) >= 2 && s.Axes[0].Threads == 16 && s.Axes[1].Threads == 16 {
 		return map[int]string{0: "y", 1: "x"}[i]
 	}
@@ -308,8 +331,23 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 	}
 	emit(0, "%sc0 = arith.constant 0 : index", p)
 	emit(0, "%sc1 = arith.constant 1 : index", p)
+	if shape.Rest.Threads > 0 {
+		for d, a := range shape.Axes {
+			if a.Threads == 0 {
+				emit(0, "%sx%d = arith.constant %d : index", p, d, a.Extent)
+			}
+		}
+	}
+	// Axis r (one past the last) stands for the untiled axes on grid z.
+	ax := func(d int) GPUAxis {
+		if d == r {
+			return shape.Rest
+		}
+		return shape.Axes[d]
+	}
 	var tiled []int
-	for d, a := range shape.Axes {
+	for d := 0; d <= r; d++ {
+		a := ax(d)
 		if a.Threads == 0 {
 			continue
 		}
@@ -355,7 +393,7 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 	depth := 2
 	for _, d := range tiled {
 		blk := fmt.Sprintf("%sb%d", p, d)
-		if shape.Axes[d].Strided {
+		if ax(d).Strided {
 			emit(depth, "scf.for %sk%d = %sb%d to %snb%d step %sg%d {", p, d, p, d, p, d, p, d)
 			blk = fmt.Sprintf("%sk%d", p, d)
 			depth++
@@ -372,7 +410,24 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 	emit(depth, "scf.if %s {", guard)
 	depth++
 	closes := 0
+	if shape.Rest.Threads > 0 {
+		// The untiled axes from grid z's linear index, innermost last.
+		idx := fmt.Sprintf("%sj%d", p, r)
+		for d := r - 1; d >= 0 && shape.Axes[d].Threads == 0; d-- {
+			q := idx
+			if d > 0 && shape.Axes[d-1].Threads == 0 {
+				emit(depth, "%sr%d = arith.remui %s, %sx%d : index", p, d, idx, p, d)
+				emit(depth, "%sq%d = arith.divui %s, %sx%d : index", p, d, idx, p, d)
+				q, idx = fmt.Sprintf("%sr%d", p, d), fmt.Sprintf("%sq%d", p, d)
+			}
+			emit(depth, "%ss%d = arith.muli %s, %s : index", p, d, q, steps[d])
+			emit(depth, "%s = arith.addi %s, %ss%d : index", ivs[d], lbs[d], p, d)
+		}
+	}
 	for d, a := range shape.Axes {
+		if a.Threads == 0 && shape.Rest.Threads > 0 {
+			continue
+		}
 		if a.Threads == 0 {
 			emit(depth, "scf.for %s = %s to %s step %s {", ivs[d], lbs[d], ubs[d], steps[d])
 			closes++
@@ -388,7 +443,7 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 	depth--
 	emit(depth, "}")
 	for d := len(tiled) - 1; d >= 0; d-- {
-		if shape.Axes[tiled[d]].Strided {
+		if ax(tiled[d]).Strided {
 			depth--
 			emit(depth, "}")
 		}
@@ -401,7 +456,7 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 	emit(2, "scf.reduce")
 	emit(1, "} {mapping = [%s]}", mapping("thread", func(d int) string { return threadDim(shape, d) }))
 	emit(1, "scf.reduce")
-	emit(0, "} {mapping = [%s]}", mapping("block", func(d int) string { return shape.Axes[d].Dim }))
+	emit(0, "} {mapping = [%s]}", mapping("block", func(d int) string { return ax(d).Dim }))
 	return o, nil
 }
 

@@ -24,22 +24,29 @@ func TestChooseGPUTile(t *testing.T) {
 		{[]int64{1000}, []ax{{256, "x", 4, false}}},
 		{[]int64{5, 18}, []ax{{8, "y", 1, false}, {32, "x", 1, false}}},
 		{[]int64{3, 4, 100}, []ax{{1, "z", 3, false}, {8, "y", 1, false}, {32, "x", 4, false}}},
-		{[]int64{2, 3, 4, 5}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}}},
-		{[]int64{2, 3, 4, 5, 6}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}, {0, "", 0, false}}},
+		{[]int64{2, 3, 4, 5}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}, {1, "z", 20, false}}},
+		{[]int64{2, 3, 4, 5, 6}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}, {0, "", 0, false}, {1, "z", 120, false}}},
+		// More than 65,535 points on grid z: the blocks stride.
+		{[]int64{2, 3, 400, 500}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}, {1, "z", 65535, true}}},
+		// An extent not known: the other axes loop in the thread.
+		{[]int64{2, 3, -1, 5}, []ax{{16, "x", 1, false}, {16, "y", 1, false}, {0, "", 0, false}, {0, "", 0, false}}},
 		// Grid y would need 75,000 blocks of 8 rows: 16 x 16.
 		{[]int64{600000, 2}, []ax{{16, "x", 37500, false}, {16, "y", 1, false}}},
 		// The last 8-row tile still fits (65,535 x 8 = 524,280 rows).
 		{[]int64{524280, 2}, []ax{{8, "y", 65535, false}, {32, "x", 1, false}}},
 		// Grid z would need 70,000 blocks: 16 x 16, the third axis in the thread.
-		{[]int64{70000, 2, 3}, []ax{{16, "x", 4375, false}, {16, "y", 1, false}, {0, "", 0, false}}},
+		{[]int64{70000, 2, 3}, []ax{{16, "x", 4375, false}, {16, "y", 1, false}, {0, "", 0, false}, {1, "z", 3, false}}},
 		// Even 16-wide tiles overflow grid y: the blocks stride.
-		{[]int64{1, 1048577, 1, 1}, []ax{{16, "x", 1, false}, {16, "y", 65535, true}, {0, "", 0, false}, {0, "", 0, false}}},
+		{[]int64{1, 1048577, 1, 1}, []ax{{16, "x", 1, false}, {16, "y", 65535, true}, {0, "", 0, false}, {0, "", 0, false}, {1, "z", 1, false}}},
 		// An extent not known while compiling: strided, the grid computed at run time.
 		{[]int64{-1, 8}, []ax{{8, "y", -1, true}, {32, "x", 1, false}}},
 	} {
 		got := ChooseGPUTile(c.ext)
 		var g []ax
 		for _, a := range got.Axes {
+			g = append(g, ax{a.Threads, a.Dim, a.Blocks, a.Strided})
+		}
+		if a := got.Rest; a.Threads > 0 {
 			g = append(g, ax{a.Threads, a.Dim, a.Blocks, a.Strided})
 		}
 		if fmt.Sprint(g) != fmt.Sprint(c.want) {
@@ -151,12 +158,15 @@ func TestGPULaunchShapes(t *testing.T) {
 		{[]int64{1000}, [3]int64{4, 1, 1}, [3]int64{256, 1, 1}, 0},
 		{[]int64{20, 100}, [3]int64{4, 3, 1}, [3]int64{32, 8, 1}, 0},
 		{[]int64{3, 20, 100}, [3]int64{4, 3, 3}, [3]int64{32, 8, 1}, 0},
-		{[]int64{40, 20, 5, 6}, [3]int64{3, 2, 1}, [3]int64{16, 16, 1}, 2},
-		{[]int64{2, 3, 4, 5, 6}, [3]int64{1, 1, 1}, [3]int64{16, 16, 1}, 3},
+		// Rank 4 and 5: 16 x 16 over the first two axes, the others on grid z.
+		{[]int64{40, 20, 5, 6}, [3]int64{3, 2, 30}, [3]int64{16, 16, 1}, 0},
+		{[]int64{2, 3, 4, 5, 6}, [3]int64{1, 1, 120}, [3]int64{16, 16, 1}, 0},
+		// 200,000 points for grid z, which holds 65,535: the blocks stride.
+		{[]int64{2, 3, 400, 500}, [3]int64{1, 1, 65535}, [3]int64{16, 16, 1}, 1},
 		// Grid y would be 75,000 blocks of 8: 16 x 16, the outer axis on grid x.
 		{[]int64{600000, 2}, [3]int64{37500, 1, 1}, [3]int64{16, 16, 1}, 0},
-		// Grid z would be 70,000: 16 x 16, the last axis in the thread.
-		{[]int64{70000, 2, 3}, [3]int64{4375, 1, 1}, [3]int64{16, 16, 1}, 1},
+		// Grid z would be 70,000: 16 x 16, the last axis on grid z.
+		{[]int64{70000, 2, 3}, [3]int64{4375, 1, 3}, [3]int64{16, 16, 1}, 0},
 		// Grid y holds 65,535 of the 65,537 16-wide tiles: each block strides.
 		// (The unit axes' loops fold away.)
 		{[]int64{1, 1048577, 1, 1}, [3]int64{1, 65535, 1}, [3]int64{16, 16, 1}, 1},
@@ -177,6 +187,9 @@ func TestGPULaunchShapes(t *testing.T) {
 		}
 		if !strings.Contains(body, "scf.if") {
 			t.Errorf("%s: no bounds guard in the kernel", name)
+		}
+		if len(c.dims) == 5 && (strings.Count(body, "arith.divui") != 2 || !strings.Contains(body, "gpu.block_id  z")) {
+			t.Errorf("%s: the last three axes are not taken from grid z:\n%s", name, body)
 		}
 		if c.blocks[1] == 65535 && !strings.Contains(body, "step %c65535") {
 			t.Errorf("%s: the blocks do not stride by the grid:\n%s", name, body)
