@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -233,6 +234,49 @@ func TestGPUDeviceMathMissing(t *testing.T) {
 		}
 		if _, err := tc.Compile(context.Background(), res.LL, CompileOptions{Kind: KindObj, OptLevel: 3}); err != nil {
 			t.Errorf("%s: llc: %v", target, err)
+		}
+	}
+}
+
+// TestGPURoundingExact: floor, ceil, trunc, roundeven and round need no
+// device library on either vendor: they become instructions.
+func TestGPURoundingExact(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("#v = affine_map<(d0) -> (d0)>\nfunc.func @rd(%a: tensor<40xf32>, %b: tensor<40xf64>) -> (tensor<40xf32>, tensor<40xf64>) {\n")
+	for _, ty := range []string{"f32", "f64"} {
+		arg := map[string]string{"f32": "%a", "f64": "%b"}[ty]
+		b.WriteString("  %e" + ty + " = tensor.empty() : tensor<40x" + ty + ">\n")
+		b.WriteString("  %r" + ty + " = linalg.generic {indexing_maps = [#v, #v], iterator_types = [\"parallel\"]} ins(" + arg + " : tensor<40x" + ty + ">) outs(%e" + ty + " : tensor<40x" + ty + ">) {\n")
+		b.WriteString("  ^bb0(%x: " + ty + ", %o: " + ty + "):\n")
+		prev := "%x"
+		for i, op := range []string{"floor", "ceil", "trunc", "roundeven", "round"} {
+			cur := "%t" + strconv.Itoa(i)
+			b.WriteString("    " + cur + " = math." + op + " " + prev + " : " + ty + "\n")
+			b.WriteString("    %s" + strconv.Itoa(i) + " = arith.addf " + cur + ", %x : " + ty + "\n")
+			prev = "%s" + strconv.Itoa(i)
+		}
+		b.WriteString("    linalg.yield " + prev + " : " + ty + "\n  } -> tensor<40x" + ty + ">\n")
+	}
+	b.WriteString("  return %rf32, %rf64 : tensor<40xf32>, tensor<40xf64>\n}\n")
+	for _, target := range []string{"nvidia:sm_90", "amd:gfx942"} {
+		tg, _ := ParseGPUTarget(target)
+		kind := KindPTX
+		if tg.Vendor == AMD {
+			kind = KindISA
+		}
+		res := gpuMLIR(t, b.String(), target, "rd", 2, kind)
+		k := string(res.Kernels)
+		if strings.Contains(k, ".extern") || strings.Contains(k, "__nv_") || strings.Contains(k, "__ocml_") {
+			t.Errorf("%s: the rounding functions call a library", target)
+		}
+		want := []string{"cvt.rmi.f32.f32", "cvt.rpi.f32.f32", "cvt.rzi.f32.f32", "cvt.rni.f32.f32", "cvt.rmi.f64.f64"}
+		if tg.Vendor == AMD {
+			want = []string{"v_floor_f32", "v_ceil_f32", "v_trunc_f32", "v_rndne_f32", "v_floor_f64"}
+		}
+		for _, w := range want {
+			if !strings.Contains(k, w) {
+				t.Errorf("%s: no %s in the kernels", target, w)
+			}
 		}
 	}
 }
