@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -278,5 +279,66 @@ func TestGPURoundingExact(t *testing.T) {
 				t.Errorf("%s: no %s in the kernels", target, w)
 			}
 		}
+	}
+}
+
+// amdContractions returns the AMD code's fused multiply-adds that are not
+// part of a correctly rounded division (the v_div_scale ... v_div_fixup
+// expansion, whose FMAs compute the one correctly rounded quotient).
+func amdContractions(isa string) []string {
+	var out []string
+	inDiv := false
+	for _, l := range strings.Split(isa, "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "v_div_scale"):
+			inDiv = true
+		case strings.HasPrefix(t, "v_div_fixup"):
+			inDiv = false
+		case !inDiv && amdFMARE.MatchString(t):
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+var amdFMARE = regexp.MustCompile(`^(v_fma\w*|v_fmac\w*|v_mad_f32\w*|v_mac_f32\w*|v_pk_fma\w*)\b`)
+
+// TestGPUDivisionExact: a model's a * b + c / d keeps its multiply and
+// add apart on both vendors; AMD's FMAs are only those of the division's
+// correctly rounded expansion, and NVIDIA divides with div.rn.
+func TestGPUDivisionExact(t *testing.T) {
+	src := `#v = affine_map<(d0) -> (d0)>
+func.func @dv(%a: tensor<64xf32>, %b: tensor<64xf32>, %c: tensor<64xf32>, %d: tensor<64xf32>) -> tensor<64xf32> {
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.generic {indexing_maps = [#v, #v, #v, #v, #v], iterator_types = ["parallel"]} ins(%a, %b, %c, %d : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%x: f32, %y: f32, %z: f32, %w: f32, %o: f32):
+    %m = arith.mulf %x, %y : f32
+    %q = arith.divf %z, %w : f32
+    %s = arith.addf %m, %q : f32
+    linalg.yield %s : f32
+  } -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}
+`
+	ptx := string(gpuMLIR(t, src, "nvidia:sm_90", "dv", 1, KindPTX).Kernels)
+	for _, w := range []string{"mul.rn.f32", "add.rn.f32", "div.rn.f32"} {
+		if !strings.Contains(ptx, w) {
+			t.Errorf("the PTX has no %s", w)
+		}
+	}
+	if strings.Contains(ptx, "fma.") || strings.Contains(ptx, "div.approx") || strings.Contains(ptx, "div.full") {
+		t.Error("the PTX fuses or approximates")
+	}
+	isa := string(gpuMLIR(t, src, "amd:gfx942", "dv", 1, KindISA).Kernels)
+	if got := amdContractions(isa); len(got) > 0 {
+		t.Errorf("the AMD code contracts outside the division: %v", got)
+	}
+	if !strings.Contains(isa, "v_div_fixup_f32") || !strings.Contains(isa, "v_mul_f32") || !strings.Contains(isa, "v_add_f32") {
+		t.Error("the AMD code lacks the correctly rounded division or the separate multiply and add")
+	}
+	// The check itself: a contraction outside a division is caught.
+	if got := amdContractions("v_div_scale_f32 v1\nv_fma_f32 v2\nv_div_fixup_f32 v3\nv_fmac_f32_e32 v4, v5, v6\n"); len(got) != 1 {
+		t.Errorf("amdContractions: %v", got)
 	}
 }
