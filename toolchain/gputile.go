@@ -323,6 +323,11 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 			extents[d] = max(0, (ub-lb+st-1)/st)
 		}
 	}
+	for _, e := range extents {
+		if e == 0 {
+			return nil, nil // no iteration: no kernel (a launch of no blocks is an error)
+		}
+	}
 	shape := ChooseGPUTile(extents)
 	p := fmt.Sprintf("%%niro_p%d_", n)
 	var o []string
@@ -375,7 +380,10 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 		}
 		emit(0, "%snb%d = arith.ceildivui %sn%d, %st%d : index", p, d, p, d, p, d)
 		emit(0, "%slim%d = arith.constant %d : index", p, d, limit)
-		emit(0, "%sg%d = arith.minui %snb%d, %slim%d : index", p, d, p, d, p, d)
+		// At least one block: a launch of none is an error, and an empty
+		// extent's one block strides over no tiles.
+		emit(0, "%sgm%d = arith.minui %snb%d, %slim%d : index", p, d, p, d, p, d)
+		emit(0, "%sg%d = arith.maxui %sgm%d, %sc1 : index", p, d, p, d, p)
 	}
 	list := func(f func(d int) string) string {
 		var s []string

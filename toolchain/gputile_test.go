@@ -357,3 +357,68 @@ func TestGPUSerialKernels(t *testing.T) {
 		t.Errorf("a host branch on a loaded value: error %v, want the host-load refusal", err)
 	}
 }
+
+// TestTileGPULoopsDynamic: a loop nest whose extents are not constants
+// still maps onto the GPU: its grid is computed at run time (at most the
+// grid's limit) and each block strides over the tiles.
+func TestTileGPULoopsDynamic(t *testing.T) {
+	tc := needTools(t)
+	src := `module {
+  func.func @d(%arg0: memref<?x8xf32>, %arg1: memref<?x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %n = memref.dim %arg0, %c0 : memref<?x8xf32>
+    scf.parallel (%i, %j) = (%c0, %c0) to (%n, %c8) step (%c1, %c1) {
+      %x = memref.load %arg0[%i, %j] : memref<?x8xf32>
+      %y = arith.addf %x, %x : f32
+      memref.store %y, %arg1[%i, %j] : memref<?x8xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+`
+	mapped, err := TileGPULoops(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"arith.ceildivui", "arith.minui", "arith.maxui", "scf.for %niro_p0_k0 = %niro_p0_b0 to %niro_p0_nb0 step %niro_p0_g0"} {
+		if !strings.Contains(mapped, want) {
+			t.Errorf("the mapped loops lack %q:\n%s", want, mapped)
+		}
+	}
+	out, err := tc.Lower(context.Background(), mapped, gpuPipelines(t, "nvidia").Kernels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`gpu\.launch_func\s+@\w+::@\w+ blocks in \(%c1, %\w+, %c1\) threads in \(%c32, %c8, %c1\)`).MatchString(out) {
+		t.Errorf("no 8 x 32 launch with a computed grid y:\n%s", out)
+	}
+}
+
+// TestTileGPULoopsEmpty: a loop nest with an empty axis has nothing to do
+// and launches nothing.
+func TestTileGPULoopsEmpty(t *testing.T) {
+	src := `module {
+  func.func @e(%arg0: memref<0x8xf32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %cst = arith.constant 0.000000e+00 : f32
+    scf.parallel (%i, %j) = (%c0, %c0) to (%c0, %c8) step (%c1, %c1) {
+      memref.store %cst, %arg0[%i, %j] : memref<0x8xf32>
+      scf.reduce
+    }
+    return
+  }
+}
+`
+	out, err := TileGPULoops(src, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "scf.parallel") || strings.Contains(out, "memref.store") {
+		t.Errorf("an empty loop nest is kept:\n%s", out)
+	}
+}
