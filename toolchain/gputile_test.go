@@ -422,3 +422,24 @@ func TestTileGPULoopsEmpty(t *testing.T) {
 		t.Errorf("an empty loop nest is kept:\n%s", out)
 	}
 }
+
+// TestGPULauncherShapes: the launcher's mgpuLaunchKernel calls carry the
+// grid and block sizes (x, y, z each) for ranks 1 to 5.
+func TestGPULauncherShapes(t *testing.T) {
+	for _, c := range []struct {
+		dims []int64
+		want string // grid x, y, z, block x, y, z
+	}{
+		{[]int64{1000}, "i64 4, i64 1, i64 1, i64 256, i64 1, i64 1"},
+		{[]int64{20, 100}, "i64 4, i64 3, i64 1, i64 32, i64 8, i64 1"},
+		{[]int64{3, 20, 100}, "i64 4, i64 3, i64 3, i64 32, i64 8, i64 1"},
+		{[]int64{40, 20, 5, 6}, "i64 3, i64 2, i64 30, i64 16, i64 16, i64 1"},
+		{[]int64{2, 3, 4, 5, 6}, "i64 1, i64 1, i64 120, i64 16, i64 16, i64 1"},
+	} {
+		ll := gpuMLIR(t, elementwiseModule(c.dims), "nvidia:sm_90", "ew", 1, KindLL).LL
+		m := regexp.MustCompile(`call void @mgpuLaunchKernel\(ptr %\w+, (i64 \d+, i64 \d+, i64 \d+, i64 \d+, i64 \d+, i64 \d+),`).FindAllStringSubmatch(ll, -1)
+		if len(m) != 1 || m[0][1] != c.want {
+			t.Errorf("%v: launches %v, want one with %s", c.dims, m, c.want)
+		}
+	}
+}
