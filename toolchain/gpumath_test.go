@@ -342,3 +342,38 @@ func.func @dv(%a: tensor<64xf32>, %b: tensor<64xf32>, %c: tensor<64xf32>, %d: te
 		t.Errorf("amdContractions: %v", got)
 	}
 }
+
+// TestGPUFallbackSerialNest: with --gpu-fallback a whole-tensor reduction
+// whose fused body needs the library (a loop nest with no parallel axis)
+// folds on the host over host copies, after its seed kernel.
+func TestGPUFallbackSerialNest(t *testing.T) {
+	tc := needTools(t)
+	src := `func.func @sr(%a: tensor<2x3xf32>) -> tensor<f32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<f32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<f32>) -> tensor<f32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> ()>], iterator_types = ["reduction", "reduction"]} ins(%a : tensor<2x3xf32>) outs(%f : tensor<f32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = math.sin %x : f32
+    %t = arith.addf %s, %o : f32
+    linalg.yield %t : f32
+  } -> tensor<f32>
+  return %r : tensor<f32>
+}
+`
+	tg, _ := ParseGPUTarget("nvidia:sm_90")
+	req := GPURequest{MLIR: src, Target: tg, Entry: "sr", NumOutputs: 1, MathLib: MathLibNone, Fallback: true,
+		Pipelines: gpuPipelines(t, "nvidia"), Emit: KindMLIR}
+	res, err := tc.BuildGPU(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, _, _ := strings.Cut(res.MLIR, "gpu.module @")
+	if !regexp.MustCompile(`(?s)gpu\.launch_func.*gpu\.memcpy %niro_hostbuf0_1, %arg1.*math\.sin.*gpu\.memcpy %arg1, %niro_hostbuf0_1`).MatchString(host) {
+		t.Errorf("the seed is not a kernel followed by the fold on the host:\n%s", host)
+	}
+	req.Emit = KindLL
+	if res, err = tc.BuildGPU(context.Background(), req); err != nil || !strings.Contains(res.LL, "@llvm.sin.f32(") {
+		t.Errorf("ll: %v", err)
+	}
+}

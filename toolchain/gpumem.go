@@ -216,7 +216,12 @@ func deviceFunc(it topItem, kmod string, hostLoops bool) (string, error) {
 				end++
 			}
 			if end == len(body) {
-				return "", fmt.Errorf("gpu: line %d of the outlined MLIR, in @%s: scf.parallel never closes", lineNo, it.name)
+				return "", fmt.Errorf("gpu: line %d of the outlined MLIR, in @%s: %s never closes", lineNo, it.name, m[2])
+			}
+			if m[2] == "scf.for" && !hostLoopNest(body[i+1:end]) {
+				// A host loop around launches, not a loop nest to copy.
+				b.WriteString(raw)
+				continue
 			}
 			w, err := hostLoop(body[i:end+1], it.name, lineNo, n)
 			if err != nil {
@@ -279,10 +284,32 @@ func deviceFunc(it topItem, kmod string, hostLoops bool) (string, error) {
 }
 
 var (
-	hostParallelRE = regexp.MustCompile(`^(\s*)scf\.parallel `)
+	hostParallelRE = regexp.MustCompile(`^(\s*)(scf\.parallel|scf\.for) `)
 	bufUseRE       = regexp.MustCompile(`memref\.(load|store) [^\n]*?(%[\w]+)\[[^\]\n]*\] : (memref<[^>\n]*>)`)
 	hostLoopOpOK   = map[string]bool{"arith": true, "math": true, "scf": true, "index": true, "affine.apply": true, "memref.load": true, "memref.store": true}
 )
+
+// hostLoopNest reports whether a host scf.for's body is a loop nest over
+// buffers (loads or stores, and only ops hostLoop can keep on the host).
+func hostLoopNest(lines []string) bool {
+	access := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "}") {
+			continue
+		}
+		m := opNameRE.FindStringSubmatch(l)
+		if m == nil {
+			return false
+		}
+		dialect, _, _ := strings.Cut(m[1], ".")
+		if !hostLoopOpOK[m[1]] && !hostLoopOpOK[dialect] {
+			return false
+		}
+		access = access || m[1] == "memref.load" || m[1] == "memref.store"
+	}
+	return access
+}
 
 // hostLoop returns a parallel loop nest kept on the host (--gpu-fallback)
 // with the device buffers it loads from or stores to replaced by host

@@ -195,10 +195,9 @@ func TileGPULoops(mlir string, keepOnHost func(body string) bool) (string, error
 			body = append(append([]string{}, lines[first:last+1]...), ind+"  scf.reduce")
 			end = last
 			if keepOnHost != nil && keepOnHost(strings.Join(body, "\n")) {
-				out = append(out, fmt.Sprintf("%sscf.parallel (%s) = (%s) to (%s) step (%s) {", ind, m[2], m[3], m[4], m[5]))
-				out = append(out, body...)
-				out = append(out, ind+"}")
-				n++
+				// Left as it is: DeviceMemory gives a host scf.for nest host
+				// copies of its buffers (a straight-line run is refused).
+				out = append(out, lines[i:end+1]...)
 				i = end
 				continue
 			}
