@@ -13,12 +13,13 @@ import (
 // extents. TagGPUContractions marks every niro.contraction generic with its
 // block (niro.gpu_block = array<i64: [1,] TM, TN, 0>); the "gpu-contraction"
 // schedule (gpuContractionLibrary) tiles each marked op with
-// tile_using_forall by that block and its contracted axis by 1, so the
-// forall's points (one per block) become the kernel's threads and each
-// thread runs, per contracted step, its TM x TN block of multiply-adds as
-// sequential loops (TileGPULoops). Each element still adds its products one
-// at a time, in contracted order, from the fill's zero: the naive loop
-// nest's bits.
+// tile_using_forall by that block, so the forall's points (one per block)
+// become the kernel's threads and each thread computes its TM x TN block
+// element by element as sequential loops (TileGPULoops), each element's
+// sum over the contracted axis carried in a register
+// (promoteAccumulators). Each element still adds its products one at a
+// time, in contracted order, from the fill's zero: the naive loop nest's
+// bits.
 const gpuContractionSchedule = "gpu-contraction"
 
 func init() {
@@ -78,9 +79,8 @@ func gpuContractionLibrary() string {
 	var b strings.Builder
 	b.WriteString(`// The GPU contraction schedule (toolchain/gpucontract.go): every linalg
 // generic tagged niro.gpu_block = [1,] TM, TN, 0 is tiled into an scf.forall
-// of TM x TN result blocks (one per GPU thread), and the contracted axis of
-// each block into steps of 1, so a thread computes its block one
-// contracted step at a time; every element still sums in contracted order.
+// of TM x TN result blocks (one per GPU thread); every element still sums
+// in contracted order.
 module attributes {transform.with_named_sequence} {
   transform.named_sequence @niro_gpu_contraction(%root: !transform.any_op {transform.readonly}) {
 `)
@@ -92,18 +92,13 @@ module attributes {transform.with_named_sequence} {
 					continue
 				}
 				attr := gpuBlockAttr(batched, tm, tn)
-				k := "[0, 0, 1]"
-				if batched {
-					k = "[0, 0, 0, 1]"
-				}
 				tiles := strings.TrimSuffix(strings.TrimPrefix(attr, "array<i64: "), ">")
 				fmt.Fprintf(&b, `    %%ops%d = transform.structured.match attributes {niro.gpu_block = %s} in %%root : (!transform.any_op) -> !transform.any_op
     transform.foreach %%ops%d : !transform.any_op {
     ^bb0(%%op: !transform.any_op):
       %%t, %%f = transform.structured.tile_using_forall %%op tile_sizes [%s] : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
-      %%t2, %%l = transform.structured.tile_using_for %%t tile_sizes %s : (!transform.any_op) -> (!transform.any_op, !transform.any_op)
     }
-`, n, attr, n, tiles, k)
+`, n, attr, n, tiles)
 				n++
 			}
 		}

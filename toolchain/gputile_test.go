@@ -245,6 +245,11 @@ func TestGPUMatmulKernels(t *testing.T) {
 		if strings.Count(mm, "arith.mulf") != 1 || strings.Count(mm, "arith.addf") != 1 || !strings.Contains(mm, "scf.for") {
 			t.Errorf("%s: the contraction kernel is not a sequential multiply-add:\n%s", name, mm)
 		}
+		// Each element's sum is carried through the contracted loop in a
+		// register: one load and one store of the result per element.
+		if !regexp.MustCompile(fmt.Sprintf(`= scf\.for %%\w+ = %%c0 to %%c%d step %%c1 iter_args`, c.k)).MatchString(mm) || strings.Count(mm, "memref.store") != 1 {
+			t.Errorf("%s: the contraction's sum is not carried in a register:\n%s", name, mm)
+		}
 	}
 	// The PTX of the blocked product: no fused multiply-add.
 	ptx := string(gpuMLIR(t, matmulModule("mm", 0, 64, 96, 32, "f32"), "nvidia:sm_90", "mm", 1, KindPTX).Kernels)
@@ -292,8 +297,11 @@ func TestGPUReductionShape(t *testing.T) {
 			t.Errorf("%d x %d: fold blocks %v threads %v, want %v [256 1 1]", c.rows, c.run, ls[1].blocks, ls[1].threads, c.blocks)
 		}
 		body := kernelBody(t, mlir, ls[1].kernel)
-		if !regexp.MustCompile(fmt.Sprintf(`scf\.for %%\w+ = %%c0 to %%c%d step %%c1 \{`, c.run)).MatchString(body) {
-			t.Errorf("%d x %d: the fold is not an in-order loop over the run:\n%s", c.rows, c.run, body)
+		// The run in order, its running sum carried in a register: loaded
+		// once, stored once.
+		if !regexp.MustCompile(fmt.Sprintf(`scf\.for %%\w+ = %%c0 to %%c%d step %%c1 iter_args\(%%\w+ = %%\w+\) -> \(f32\) \{`, c.run)).MatchString(body) ||
+			strings.Count(body, "memref.store") != 1 {
+			t.Errorf("%d x %d: the fold is not an in-order loop over the run with its sum in a register:\n%s", c.rows, c.run, body)
 		}
 	}
 }
@@ -331,7 +339,7 @@ func TestGPUSerialKernels(t *testing.T) {
 		}
 	}
 	fold := kernelBody(t, mlir, ls[1].kernel)
-	if !regexp.MustCompile(`(?s)scf\.for %\w+ = %c0 to %c3 step %c1 \{\s+scf\.for %\w+ = %c0 to %c100 step %c1 \{`).MatchString(fold) {
+	if !regexp.MustCompile(`(?s)scf\.for %\w+ = %c0 to %c3 step %c1 iter_args\([^)]*\) -> \(f32\) \{\s+%\w+ = scf\.for %\w+ = %c0 to %c100 step %c1 iter_args`).MatchString(fold) {
 		t.Errorf("the whole-tensor sum is not an in-order loop nest in one thread:\n%s", fold)
 	}
 	if !strings.Contains(kernelBody(t, mlir, ls[2].kernel), "arith.mulf") {

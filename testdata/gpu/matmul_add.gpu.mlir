@@ -88,16 +88,15 @@ module attributes {gpu.container_module} {
         %subview_0 = memref.subview %arg1[0, %7] [3, 3] [1, 1] : memref<3x18xf32> to memref<3x3xf32, strided<[18, 1], offset: ?>>
         %subview_1 = memref.subview %arg2[%1, %7] [1, 3] [1, 1] : memref<5x18xf32> to memref<1x3xf32, strided<[18, 1], offset: ?>>
         scf.for %arg3 = %c0 to %c3 step %c1 {
-          %subview_2 = memref.subview %subview[0, %arg3] [1, 1] [1, 1] : memref<1x3xf32, strided<[3, 1], offset: ?>> to memref<1x1xf32, strided<[3, 1], offset: ?>>
-          %subview_3 = memref.subview %subview_0[%arg3, 0] [1, 3] [1, 1] : memref<3x3xf32, strided<[18, 1], offset: ?>> to memref<1x3xf32, strided<[18, 1], offset: ?>>
-          scf.for %arg4 = %c0 to %c3 step %c1 {
-            %8 = memref.load %subview_2[%c0, %c0] : memref<1x1xf32, strided<[3, 1], offset: ?>>
-            %9 = memref.load %subview_3[%c0, %arg4] : memref<1x3xf32, strided<[18, 1], offset: ?>>
-            %10 = memref.load %subview_1[%c0, %arg4] : memref<1x3xf32, strided<[18, 1], offset: ?>>
-            %11 = arith.mulf %8, %9 : f32
-            %12 = arith.addf %10, %11 : f32
-            memref.store %12, %subview_1[%c0, %arg4] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+          %8 = memref.load %subview_1[%c0, %arg3] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+          %9 = scf.for %arg4 = %c0 to %c3 step %c1 iter_args(%arg5 = %8) -> (f32) {
+            %10 = memref.load %subview[%c0, %arg4] : memref<1x3xf32, strided<[3, 1], offset: ?>>
+            %11 = memref.load %subview_0[%arg4, %arg3] : memref<3x3xf32, strided<[18, 1], offset: ?>>
+            %12 = arith.mulf %10, %11 : f32
+            %13 = arith.addf %arg5, %12 : f32
+            scf.yield %13 : f32
           }
+          memref.store %9, %subview_1[%c0, %arg3] : memref<1x3xf32, strided<[18, 1], offset: ?>>
         }
       }
       gpu.return
