@@ -77,7 +77,16 @@ func TestGPUKernelsOnHost(t *testing.T) {
   return %r : tensor<f32>
 }
 `
+	conv := `func.func @%s(%in: tensor<2x3x10x11xf32>, %w: tensor<5x3x3x2xf32>) -> tensor<2x5x8x10xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %e = tensor.empty() : tensor<2x5x8x10xf32>
+  %f = linalg.fill ins(%cst : f32) outs(%e : tensor<2x5x8x10xf32>) -> tensor<2x5x8x10xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%in, %w : tensor<2x3x10x11xf32>, tensor<5x3x3x2xf32>) outs(%f : tensor<2x5x8x10xf32>) -> tensor<2x5x8x10xf32>
+  return %r : tensor<2x5x8x10xf32>
+}
+`
 	cases := map[string]string{
+		"conv":      conv, // rank 4: 16 x 16 over N and C, H x W on grid z, the window in the thread
 		"r1":        elementwiseModule([]int64{1000}),
 		"r2":        elementwiseModule([]int64{20, 100}),
 		"r3":        elementwiseModule([]int64{3, 20, 100}),
