@@ -128,3 +128,115 @@ func memrefElem(typ string) string {
 	}
 	return ""
 }
+
+var iterForRE = regexp.MustCompile(`^(\s*)(%[\w]+) = scf\.for (%[\w]+) = (\S+) to (\S+) step (\S+) iter_args\((%[\w]+) = (%[\w]+)\) -> \((\w+)\) \{$`)
+
+// unrollJamBlocks gives a contraction thread's register block its operand
+// reuse: a nest "for i < TM { for j < TN { acc = load C[i, j]; acc = for k
+// (acc += A[i, k] * B[k, j]); store acc, C[i, j] } }" with TM, TN <= 4
+// (promoteAccumulators' output over a TM x TN block) becomes one loop over
+// k carrying the TM x TN sums, each step computing every element's
+// multiply-add. With no store left in that loop, LLVM loads each A and B
+// element once per step for the whole block. Each element still adds its
+// products in contracted order from its own starting value: the same bits.
+func unrollJamBlocks(lines []string, consts map[string]int64, n int) []string {
+	for i := 0; i+3 < len(lines); i++ {
+		fi := forHeadRE.FindStringSubmatch(lines[i])
+		fj := forHeadRE.FindStringSubmatch(lines[i+1])
+		ld := accLoadRE.FindStringSubmatch(lines[i+2])
+		fk := iterForRE.FindStringSubmatch(lines[i+3])
+		if fi == nil || fj == nil || ld == nil || fk == nil {
+			continue
+		}
+		tm, ok1 := constTrip(fi, consts)
+		tn, ok2 := constTrip(fj, consts)
+		if !ok1 || !ok2 || tm > 4 || tn > 4 || tm*tn < 2 {
+			continue
+		}
+		kEnd := closeOf(lines, i+3, fk[1])
+		if kEnd < 0 || kEnd+3 >= len(lines) {
+			continue
+		}
+		st := accStorRE.FindStringSubmatch(lines[kEnd+1])
+		if st == nil || st[1] != fk[2] || st[2] != ld[2] || st[3] != ld[3] || fk[8] != ld[1] ||
+			strings.TrimSpace(lines[kEnd+2]) != "}" || strings.TrimSpace(lines[kEnd+3]) != "}" ||
+			!strings.HasPrefix(lines[kEnd+3], fi[1]+"}") {
+			continue
+		}
+		body := lines[i+4 : kEnd]
+		yield := body[len(body)-1]
+		ym := regexp.MustCompile(`^\s*scf\.yield (%[\w]+) : \w+$`).FindStringSubmatch(yield)
+		if ym == nil {
+			continue
+		}
+		nested := false
+		var defs []string
+		for _, b := range body[:len(body)-1] {
+			nested = nested || strings.HasSuffix(strings.TrimSpace(b), "{")
+			if d := ssaDefRE.FindStringSubmatch(b); d != nil {
+				defs = append(defs, d[1])
+			}
+		}
+		if nested {
+			continue
+		}
+		iv, jv, acc, elem := fi[2], fj[2], fk[7], fk[9]
+		p := fmt.Sprintf("%%niro_uj%d_", n)
+		ind := fi[1]
+		var o []string
+		o = append(o, lines[:i]...)
+		var inits, args, yields, types []string
+		rename := func(l string, a, b int64) string {
+			for _, d := range append(append([]string{}, defs...), acc) {
+				l = regexp.MustCompile(regexp.QuoteMeta(d)+`\b`).ReplaceAllString(l, fmt.Sprintf("%sv%s_%d_%d", p, d[1:], a, b))
+			}
+			l = regexp.MustCompile(regexp.QuoteMeta(iv)+`\b`).ReplaceAllString(l, fmt.Sprintf("%si%d", p, a))
+			return regexp.MustCompile(regexp.QuoteMeta(jv)+`\b`).ReplaceAllString(l, fmt.Sprintf("%sj%d", p, b))
+		}
+		for a := int64(0); a < tm; a++ {
+			o = append(o, fmt.Sprintf("%s%si%d = arith.constant %d : index", ind, p, a, a))
+		}
+		for b := int64(0); b < tn; b++ {
+			o = append(o, fmt.Sprintf("%s%sj%d = arith.constant %d : index", ind, p, b, b))
+		}
+		for a := int64(0); a < tm; a++ {
+			for b := int64(0); b < tn; b++ {
+				init := fmt.Sprintf("%sinit_%d_%d", p, a, b)
+				o = append(o, fmt.Sprintf("%s%s = memref.load %s[%s] : %s", ind, init, ld[2], rename(ld[3], a, b), ld[4]))
+				inits = append(inits, init)
+				args = append(args, fmt.Sprintf("%sv%s_%d_%d = %s", p, acc[1:], a, b, init))
+				yields = append(yields, fmt.Sprintf("%sv%s_%d_%d", p, ym[1][1:], a, b))
+				types = append(types, elem)
+			}
+		}
+		o = append(o, fmt.Sprintf("%s%sr:%d = scf.for %s = %s to %s step %s iter_args(%s) -> (%s) {", ind, p, len(inits), fk[3], fk[4], fk[5], fk[6],
+			strings.Join(args, ", "), strings.Join(types, ", ")))
+		for a := int64(0); a < tm; a++ {
+			for b := int64(0); b < tn; b++ {
+				for _, l := range body[:len(body)-1] {
+					o = append(o, rename(l, a, b))
+				}
+			}
+		}
+		o = append(o, fmt.Sprintf("%s  scf.yield %s : %s", ind, strings.Join(yields, ", "), strings.Join(types, ", ")))
+		o = append(o, ind+"}")
+		k := 0
+		for a := int64(0); a < tm; a++ {
+			for b := int64(0); b < tn; b++ {
+				o = append(o, fmt.Sprintf("%smemref.store %sr#%d, %s[%s] : %s", ind, p, k, st[2], rename(st[3], a, b), st[4]))
+				k++
+			}
+		}
+		o = append(o, lines[kEnd+4:]...)
+		return o
+	}
+	return lines
+}
+
+// constTrip returns the trip count of an scf.for from 0 by 1 to a constant.
+func constTrip(m []string, consts map[string]int64) (int64, bool) {
+	lb, ok1 := consts[m[3]]
+	ub, ok2 := consts[m[4]]
+	st, ok3 := consts[m[5]]
+	return ub, ok1 && ok2 && ok3 && lb == 0 && st == 1
+}

@@ -52,3 +52,41 @@ func TestPromoteAccumulators(t *testing.T) {
 		}
 	}
 }
+
+func TestUnrollJamBlocks(t *testing.T) {
+	nest := func(tm string) []string {
+		return strings.Split(`      scf.for %i = %c0 to `+tm+` step %c1 {
+      scf.for %j = %c0 to %c2 step %c1 {
+        %niro_acc0_init = memref.load %C[%i, %j] : memref<4x2xf32>
+        %niro_acc0 = scf.for %k = %c0 to %c8 step %c1 iter_args(%4 = %niro_acc0_init) -> (f32) {
+          %2 = memref.load %A[%i, %k] : memref<4x8xf32>
+          %3 = memref.load %B[%k, %j] : memref<8x2xf32>
+          %5 = arith.mulf %2, %3 : f32
+          %6 = arith.addf %4, %5 : f32
+          scf.yield %6 : f32
+        }
+        memref.store %niro_acc0, %C[%i, %j] : memref<4x2xf32>
+      }
+      }`, "\n")
+	}
+	consts := map[string]int64{"%c0": 0, "%c1": 1, "%c2": 2, "%c4": 4, "%c5": 5, "%c8": 8}
+	got := strings.Join(unrollJamBlocks(nest("%c4"), consts, 0), "\n")
+	for _, want := range []string{
+		"%niro_uj0_r:8 = scf.for %k = %c0 to %c8 step %c1 iter_args(%niro_uj0_v4_0_0 = %niro_uj0_init_0_0,",
+		"%niro_uj0_v2_3_1 = memref.load %A[%niro_uj0_i3, %k] : memref<4x8xf32>",
+		"%niro_uj0_v6_3_1 = arith.addf %niro_uj0_v4_3_1, %niro_uj0_v5_3_1 : f32",
+		"scf.yield %niro_uj0_v6_0_0, %niro_uj0_v6_0_1, %niro_uj0_v6_1_0,",
+		"memref.store %niro_uj0_r#7, %C[%niro_uj0_i3, %niro_uj0_j1] : memref<4x2xf32>",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in:\n%s", want, got)
+		}
+	}
+	if strings.Count(got, "memref.store") != 8 || strings.Contains(got, "scf.for %i") {
+		t.Errorf("not one loop over k with 8 stores after it:\n%s", got)
+	}
+	// More than 4 rows: left alone.
+	if in := nest("%c5"); strings.Join(unrollJamBlocks(in, consts, 0), "\n") != strings.Join(in, "\n") {
+		t.Error("a 5 x 2 block was unrolled")
+	}
+}

@@ -312,7 +312,7 @@ func tileParallel(m []string, body []string, consts map[string]int64, n int) ([]
 	if err != nil {
 		return nil, err
 	}
-	inner = promoteAccumulators(inner)
+	inner = unrollJamBlocks(promoteAccumulators(inner), consts, n)
 	extents := make([]int64, r)
 	for d := range extents {
 		extents[d] = -1

@@ -213,12 +213,13 @@ func TestGPUMatmulKernels(t *testing.T) {
 		block          string // the thread's result block: the subview of the result it writes
 		blocks         [3]int64
 		threads        [3]int64
+		blockElems     int // multiply-adds per contracted step in the thread
 	}{
-		{0, 64, 96, 32, "[4, 4] [1, 1]", [3]int64{1, 2, 1}, [3]int64{32, 8, 1}}, // 16 x 24 threads
-		{0, 6, 8, 5, "[3, 4] [1, 1]", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}},
-		{0, 10, 7, 5, "[2, 1] [1, 1]", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}},
-		{2, 8, 12, 3, "[1, 4, 4] [1, 1, 1]", [3]int64{1, 1, 2}, [3]int64{32, 8, 1}},
-		{0, 3, 4, 7, "", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}}, // one block would cover it
+		{0, 64, 96, 32, "[4, 4] [1, 1]", [3]int64{1, 2, 1}, [3]int64{32, 8, 1}, 16}, // 16 x 24 threads
+		{0, 6, 8, 5, "[3, 4] [1, 1]", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}, 12},
+		{0, 10, 7, 5, "[2, 1] [1, 1]", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}, 2},
+		{2, 8, 12, 3, "[1, 4, 4] [1, 1, 1]", [3]int64{1, 1, 2}, [3]int64{32, 8, 1}, 16},
+		{0, 3, 4, 7, "", [3]int64{1, 1, 1}, [3]int64{32, 8, 1}, 1}, // one block would cover it
 	} {
 		name := fmt.Sprintf("%dx%dx%dx%d", c.batch, c.m, c.n, c.k)
 		src := matmulModule("mm", c.batch, c.m, c.n, c.k, "f32")
@@ -240,15 +241,16 @@ func TestGPUMatmulKernels(t *testing.T) {
 		if c.block == "" && strings.Contains(mm, "memref.subview") {
 			t.Errorf("%s: a product one block covers is blocked:\n%s", name, mm)
 		}
-		// In contracted order: one multiply then one add per step, the
-		// contracted loop sequential in the thread.
-		if strings.Count(mm, "arith.mulf") != 1 || strings.Count(mm, "arith.addf") != 1 || !strings.Contains(mm, "scf.for") {
-			t.Errorf("%s: the contraction kernel is not a sequential multiply-add:\n%s", name, mm)
+		// In contracted order: per step, one multiply then one add per
+		// element of the thread's block, the contracted loop sequential in
+		// the thread and carrying each element's sum in a register (one
+		// store per element, after the loop).
+		elems := c.blockElems
+		if strings.Count(mm, "arith.mulf") != elems || strings.Count(mm, "arith.addf") != elems || strings.Count(mm, "memref.store") != elems {
+			t.Errorf("%s: the contraction kernel is not %d sequential multiply-adds:\n%s", name, elems, mm)
 		}
-		// Each element's sum is carried through the contracted loop in a
-		// register: one load and one store of the result per element.
-		if !regexp.MustCompile(fmt.Sprintf(`= scf\.for %%\w+ = %%c0 to %%c%d step %%c1 iter_args`, c.k)).MatchString(mm) || strings.Count(mm, "memref.store") != 1 {
-			t.Errorf("%s: the contraction's sum is not carried in a register:\n%s", name, mm)
+		if !regexp.MustCompile(fmt.Sprintf(`= scf\.for %%\w+ = %%c0 to %%c%d step %%c1 iter_args\(`, c.k)).MatchString(mm) {
+			t.Errorf("%s: the contraction's sums are not carried in registers:\n%s", name, mm)
 		}
 	}
 	// The PTX of the blocked product: no fused multiply-add.
@@ -260,7 +262,9 @@ func TestGPUMatmulKernels(t *testing.T) {
 	if m := regexp.MustCompile(`\b(v_fma\w*|v_fmac\w*|v_mad_f32\w*|v_mac_f32\w*|v_pk_fma\w*)`).FindString(isa); m != "" {
 		t.Errorf("the blocked product's AMD code has %s", m)
 	}
-	if !strings.Contains(isa, "v_mul_f32") || !strings.Contains(isa, "v_add_f32") {
+	// The block's multiply-adds pair up into packed multiplies and adds
+	// (v_pk_mul_f32, v_pk_add_f32: two lanes, each rounded apart).
+	if !regexp.MustCompile(`\bv_(pk_)?mul_f32`).MatchString(isa) || !regexp.MustCompile(`\bv_(pk_)?add_f32`).MatchString(isa) {
 		t.Errorf("the blocked product's AMD code has no v_mul_f32/v_add_f32")
 	}
 }

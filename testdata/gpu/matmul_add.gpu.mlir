@@ -64,6 +64,7 @@ module attributes {gpu.container_module} {
       gpu.return
     }
     gpu.func @mm_kernel_0(%arg0: memref<5x3xf32>, %arg1: memref<3x18xf32>, %arg2: memref<5x18xf32>) kernel {
+      %c2 = arith.constant 2 : index
       %c3 = arith.constant 3 : index
       %c6 = arith.constant 6 : index
       %c32 = arith.constant 32 : index
@@ -87,17 +88,27 @@ module attributes {gpu.container_module} {
         %subview = memref.subview %arg0[%1, 0] [1, 3] [1, 1] : memref<5x3xf32> to memref<1x3xf32, strided<[3, 1], offset: ?>>
         %subview_0 = memref.subview %arg1[0, %7] [3, 3] [1, 1] : memref<3x18xf32> to memref<3x3xf32, strided<[18, 1], offset: ?>>
         %subview_1 = memref.subview %arg2[%1, %7] [1, 3] [1, 1] : memref<5x18xf32> to memref<1x3xf32, strided<[18, 1], offset: ?>>
-        scf.for %arg3 = %c0 to %c3 step %c1 {
-          %8 = memref.load %subview_1[%c0, %arg3] : memref<1x3xf32, strided<[18, 1], offset: ?>>
-          %9 = scf.for %arg4 = %c0 to %c3 step %c1 iter_args(%arg5 = %8) -> (f32) {
-            %10 = memref.load %subview[%c0, %arg4] : memref<1x3xf32, strided<[3, 1], offset: ?>>
-            %11 = memref.load %subview_0[%arg4, %arg3] : memref<3x3xf32, strided<[18, 1], offset: ?>>
-            %12 = arith.mulf %10, %11 : f32
-            %13 = arith.addf %arg5, %12 : f32
-            scf.yield %13 : f32
-          }
-          memref.store %9, %subview_1[%c0, %arg3] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+        %8 = memref.load %subview_1[%c0, %c0] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+        %9 = memref.load %subview_1[%c0, %c1] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+        %10 = memref.load %subview_1[%c0, %c2] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+        %11:3 = scf.for %arg3 = %c0 to %c3 step %c1 iter_args(%arg4 = %8, %arg5 = %9, %arg6 = %10) -> (f32, f32, f32) {
+          %12 = memref.load %subview[%c0, %arg3] : memref<1x3xf32, strided<[3, 1], offset: ?>>
+          %13 = memref.load %subview_0[%arg3, %c0] : memref<3x3xf32, strided<[18, 1], offset: ?>>
+          %14 = arith.mulf %12, %13 : f32
+          %15 = arith.addf %arg4, %14 : f32
+          %16 = memref.load %subview[%c0, %arg3] : memref<1x3xf32, strided<[3, 1], offset: ?>>
+          %17 = memref.load %subview_0[%arg3, %c1] : memref<3x3xf32, strided<[18, 1], offset: ?>>
+          %18 = arith.mulf %16, %17 : f32
+          %19 = arith.addf %arg5, %18 : f32
+          %20 = memref.load %subview[%c0, %arg3] : memref<1x3xf32, strided<[3, 1], offset: ?>>
+          %21 = memref.load %subview_0[%arg3, %c2] : memref<3x3xf32, strided<[18, 1], offset: ?>>
+          %22 = arith.mulf %20, %21 : f32
+          %23 = arith.addf %arg6, %22 : f32
+          scf.yield %15, %19, %23 : f32, f32, f32
         }
+        memref.store %11#0, %subview_1[%c0, %c0] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+        memref.store %11#1, %subview_1[%c0, %c1] : memref<1x3xf32, strided<[18, 1], offset: ?>>
+        memref.store %11#2, %subview_1[%c0, %c2] : memref<1x3xf32, strided<[18, 1], offset: ?>>
       }
       gpu.return
     }
