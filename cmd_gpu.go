@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/toolchain"
@@ -9,7 +11,9 @@ import (
 
 // GPUFlags are the compile options for GPU targets (docs/gpu.md).
 type GPUFlags struct {
-	DeviceBuffers bool `help:"GPU targets: the entry takes device pointers the caller allocated and filled (no copies in or out); default: host pointers, copied to the device and back." name:"device-buffers"`
+	DeviceBuffers bool   `help:"GPU targets: the entry takes device pointers the caller allocated and filled (no copies in or out); default: host pointers, copied to the device and back." name:"device-buffers"`
+	GPUFallback   bool   `help:"GPU targets: a loop nest whose math function needs a device math library that was not found runs on the host (its buffers copied there and back) instead of failing the compile." name:"gpu-fallback"`
+	GPUMathLib    string `help:"GPU targets: the device math library: libdevice.10.bc or its directory (NVIDIA), the directory holding ocml.bc (AMD), or none; default: $NIRO_GPU_MATH_LIB, else the CUDA or ROCm install's (docs/gpu.md)." name:"gpu-math-lib" placeholder:"PATH"`
 }
 
 // gpuKindExt are the default extensions of the GPU outputs.
@@ -38,7 +42,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 		return usagef("--emit %s is not an output for %s (it takes %v)", c.Emit, target, gpuKinds[target.Vendor])
 	}
 	if c.Pipeline != "host" {
-		return usagef("--pipeline %s: GPU targets use the passes.txt pipelines %s and %s", c.Pipeline, toolchain.GPUKernelsPipeline, target.Pipeline())
+		return usagef("--pipeline %s: GPU targets use the passes.txt pipelines %s", c.Pipeline, strings.Join(toolchain.GPUPipelineNames(target), ", "))
 	}
 	dest := c.Output
 	if dest == "" {
@@ -56,11 +60,11 @@ func (c *CompileCmd) runGPU(env *Env) error {
 		}
 		return writeOutput(env, dest, []byte(h))
 	}
-	kernels, err := lookupPipeline(toolchain.GPUKernelsPipeline)
+	ps, err := pipelines()
 	if err != nil {
-		return err
+		return fmt.Errorf("passes.txt: %w", err)
 	}
-	device, err := lookupPipeline(target.Pipeline())
+	stages, err := toolchain.LookupGPUPipelines(ps, target)
 	if err != nil {
 		return err
 	}
@@ -76,7 +80,8 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	}
 	res, err := tc.BuildGPU(ctx, toolchain.GPURequest{
 		MLIR: out.MLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
-		DeviceBuffers: c.DeviceBuffers, Kernels: kernels, Device: device, Emit: kind,
+		DeviceBuffers: c.DeviceBuffers, Pipelines: stages, Emit: kind,
+		MathLib: c.GPUMathLib, Fallback: c.GPUFallback,
 	})
 	if err != nil {
 		return err

@@ -43,9 +43,40 @@ func (t GPUTarget) String() string { return string(t.Vendor) + ":" + t.Chip }
 // first half is [GPUKernelsPipeline].
 func (t GPUTarget) Pipeline() string { return string(t.Vendor) }
 
-// GPUKernelsPipeline names the passes.txt pipeline that bufferizes the
-// module and outlines its parallel loops into GPU kernels.
-const GPUKernelsPipeline = "gpu-kernels"
+// The chip-independent passes.txt pipelines, in the order BuildGPU runs
+// them (docs/gpu.md, "Pipelines"): gpu-fuse fuses element-wise chains,
+// gpu-loops schedules the contractions, bufferizes and makes parallel
+// loops, gpu-kernels turns the mapped loops into outlined kernels.
+const (
+	GPUFusePipeline    = "gpu-fuse"
+	GPULoopsPipeline   = "gpu-loops"
+	GPUKernelsPipeline = "gpu-kernels"
+)
+
+// GPUPipelines are the pipelines one GPU build runs: the three
+// chip-independent ones and the vendor's.
+type GPUPipelines struct {
+	Fuse, Loops, Kernels, Device Pipeline
+}
+
+// GPUPipelineNames returns the passes.txt pipelines a target's build runs,
+// in order.
+func GPUPipelineNames(t GPUTarget) []string {
+	return []string{GPUFusePipeline, GPULoopsPipeline, GPUKernelsPipeline, t.Pipeline()}
+}
+
+// LookupGPUPipelines finds a target's pipelines in ps.
+func LookupGPUPipelines(ps Pipelines, t GPUTarget) (GPUPipelines, error) {
+	var got []Pipeline
+	for _, n := range GPUPipelineNames(t) {
+		p, ok := ps.Lookup(n)
+		if !ok {
+			return GPUPipelines{}, fmt.Errorf("passes.txt has no %s pipeline (GPU targets need %v)", n, GPUPipelineNames(t))
+		}
+		got = append(got, p)
+	}
+	return GPUPipelines{Fuse: got[0], Loops: got[1], Kernels: got[2], Device: got[3]}, nil
+}
 
 // Chips LLVM 22's NVPTX and AMDGPU backends know (llc -mcpu=help), in the
 // order llc lists them.
@@ -101,9 +132,15 @@ type GPURequest struct {
 	// DeviceBuffers leaves the entry taking device pointers: no copies in
 	// or out (docs/gpu.md, "The ABI").
 	DeviceBuffers bool
-	// Kernels is the gpu-kernels pipeline; Device the vendor's pipeline,
-	// whose $chip and $format placeholders BuildGPU fills in.
-	Kernels, Device Pipeline
+	// Pipelines are the passes.txt pipelines to run; BuildGPU fills in the
+	// vendor pipeline's placeholders ($chip, $format, $toolkit, $libs).
+	Pipelines GPUPipelines
+	// MathLib is where the device math library is (--gpu-math-lib): see
+	// FindMathLib; "" searches $NIRO_GPU_MATH_LIB and the standard places.
+	MathLib string
+	// Fallback keeps a loop nest whose math needs a device library that
+	// was not found on the host (--gpu-fallback) instead of failing.
+	Fallback bool
 	// Emit is the one output wanted: KindMLIR, KindLLVMDialect, KindLL,
 	// KindObj, KindPTX (NVIDIA), KindISA or KindHSACO (AMD).
 	Emit Kind
@@ -123,6 +160,8 @@ type GPUResult struct {
 	Kernels []byte
 	LL      string
 	Obj     []byte
+	// MathLib is the device math library linked into the kernels, if any.
+	MathLib *MathLib
 }
 
 // Placeholders in the vendor pipelines of passes.txt.
@@ -130,6 +169,7 @@ const (
 	chipPlaceholder    = "$chip"
 	formatPlaceholder  = "$format"
 	toolkitPlaceholder = "$toolkit"
+	libsPlaceholder    = "$libs"
 )
 
 // BuildGPU lowers req.MLIR for a GPU: the gpu-kernels pipeline, the device
@@ -175,25 +215,79 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 		format, toolkit = "bin", dir
 	}
 	res := &GPUResult{}
-	kernels, err := tc.Lower(ctx, req.MLIR, req.Kernels)
+	fused, err := tc.Lower(ctx, req.MLIR, req.Pipelines.Fuse)
 	if err != nil {
 		return nil, err
 	}
-	if res.MLIR, err = DeviceMemory(kernels, DeviceMemoryOptions{Entry: req.Entry, NumOutputs: req.NumOutputs, DeviceBuffers: req.DeviceBuffers, Vendor: req.Target.Vendor}); err != nil {
+	loops, err := tc.Lower(ctx, TagGPUContractions(fused), req.Pipelines.Loops)
+	if err != nil {
+		return nil, err
+	}
+	// Device math: link the vendor's library if it is found; otherwise
+	// keep the loop nests that need it on the host, or fail.
+	var lib *MathLib
+	var keep func(string) bool
+	if need := libraryMath(loops); len(need) > 0 {
+		if lib, err = FindMathLib(req.Target.Vendor, req.MathLib); err != nil {
+			return nil, err
+		}
+		if lib == nil && !req.Fallback {
+			return nil, &DeviceLibraryError{Target: req.Target, Functions: need, Library: mathLibName(req.Target.Vendor)}
+		}
+		if lib == nil {
+			keep = func(body string) bool { return len(libraryMath(body)) > 0 }
+		}
+	}
+	res.MathLib = lib
+	mapped, err := TileGPULoops(loops, keep)
+	if err != nil {
+		return nil, err
+	}
+	kernels, err := tc.Lower(ctx, mapped, req.Pipelines.Kernels)
+	if err != nil {
+		return nil, err
+	}
+	if res.MLIR, err = DeviceMemory(kernels, DeviceMemoryOptions{Entry: req.Entry, NumOutputs: req.NumOutputs,
+		DeviceBuffers: req.DeviceBuffers, Vendor: req.Target.Vendor, HostLoops: keep != nil}); err != nil {
 		return nil, err
 	}
 	if req.Emit == KindMLIR {
 		return res, nil
 	}
-	if req.Target.Vendor == AMD {
+	libs := ""
+	if lib != nil && req.Target.Vendor == NVIDIA {
+		libs = lib.Path
+	}
+	if lib != nil && req.Target.Vendor == AMD {
+		// ROCDL serialization links ocml from TOOLKIT/amdgcn/bitcode.
+		if toolkit == "" {
+			dir, err := os.MkdirTemp("", "niro-rocm-")
+			if err != nil {
+				return nil, fmt.Errorf("gpu: %w", err)
+			}
+			defer os.RemoveAll(dir)
+			toolkit = dir
+		}
+		if err := os.MkdirAll(filepath.Join(toolkit, "amdgcn"), 0o755); err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+		abs, err := filepath.Abs(lib.Path)
+		if err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+		if err := os.Symlink(abs, filepath.Join(toolkit, "amdgcn", "bitcode")); err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+	}
+	if lib == nil && req.Target.Vendor == AMD {
 		// ROCDL serialization fails outright on a call into ocml when the
 		// ROCm device libraries are absent: name the math ops instead.
 		if err := checkKernelMath(req.Target, res.MLIR); err != nil {
 			return nil, err
 		}
 	}
-	dev := req.Device.withPlaceholders(map[string]string{
-		chipPlaceholder: req.Target.Chip, formatPlaceholder: format, toolkitPlaceholder: toolkit,
+	dev := req.Pipelines.Device.withPlaceholders(map[string]string{
+		chipPlaceholder: req.Target.Chip, formatPlaceholder: format, toolkitPlaceholder: toolkit, libsPlaceholder: libs,
 	})
 	if res.LLVMDialect, err = tc.Lower(ctx, res.MLIR, dev); err != nil {
 		return nil, err
@@ -201,7 +295,7 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 	if res.Kernels, err = GPUBinaryPayload(res.LLVMDialect); err != nil {
 		return nil, err
 	}
-	if format == "isa" {
+	if format == "isa" && (lib == nil || req.Target.Vendor == NVIDIA) {
 		if err := checkDeviceCalls(req.Target, string(res.Kernels)); err != nil {
 			return nil, err
 		}
@@ -338,9 +432,8 @@ var (
 )
 
 // checkDeviceCalls fails when the kernels call a device library function
-// (libdevice's __nv_*, ocml's __ocml_*) that was not linked in: niro does
-// not link the vendors' device libraries yet, and the driver would refuse
-// the module when it is loaded.
+// (libdevice's __nv_*, ocml's __ocml_*) that was not linked in: the driver
+// would refuse the module when it is loaded.
 func checkDeviceCalls(t GPUTarget, asm string) error {
 	var missing []string
 	seen := map[string]bool{}
@@ -362,17 +455,8 @@ func checkDeviceCalls(t GPUTarget, asm string) error {
 	if len(missing) == 0 {
 		return nil
 	}
-	lib := "libdevice (CUDA)"
-	if t.Vendor == AMD {
-		lib = "ocml (ROCm device libraries)"
-	}
-	return &DeviceLibraryError{Target: t, Functions: missing, Library: lib}
+	return &DeviceLibraryError{Target: t, Functions: missing, Library: mathLibName(t.Vendor)}
 }
-
-var mathOpRE = regexp.MustCompile(`\bmath\.(\w+)`)
-
-// kernelMathOK are the math ops a kernel computes without a device library.
-var kernelMathOK = map[string]bool{"absf": true, "copysign": true, "fma": true}
 
 // checkKernelMath fails when the kernels of a GPU-dialect module use math
 // ops that need the vendor's device library.
@@ -381,22 +465,14 @@ func checkKernelMath(t GPUTarget, mlir string) error {
 	if i < 0 {
 		return nil
 	}
-	var ops []string
-	seen := map[string]bool{}
-	for _, m := range mathOpRE.FindAllStringSubmatch(mlir[i:], -1) {
-		if !kernelMathOK[m[1]] && !seen[m[1]] {
-			seen[m[1]] = true
-			ops = append(ops, "math."+m[1])
-		}
+	if ops := libraryMath(mlir[i:]); len(ops) > 0 {
+		return &DeviceLibraryError{Target: t, Functions: ops, Library: mathLibName(t.Vendor)}
 	}
-	if len(ops) == 0 {
-		return nil
-	}
-	return &DeviceLibraryError{Target: t, Functions: ops, Library: "ocml (ROCm device libraries)"}
+	return nil
 }
 
-// DeviceLibraryError reports kernels that call device math functions niro
-// cannot link: the model's math has no GPU lowering yet.
+// DeviceLibraryError reports kernels that call device math functions from
+// a library that was not found (and no --gpu-fallback).
 type DeviceLibraryError struct {
 	Target    GPUTarget
 	Functions []string
@@ -404,8 +480,8 @@ type DeviceLibraryError struct {
 }
 
 func (e *DeviceLibraryError) Error() string {
-	return fmt.Sprintf("%s: the kernels call %s from %s, which niro does not link yet; this model's math functions cannot run on the GPU (no --gpu-fallback yet)",
-		e.Target, strings.Join(e.Functions, ", "), e.Library)
+	return fmt.Sprintf("%s: the kernels call %s from %s, which was not found (point --gpu-math-lib or $%s at it), or pass --gpu-fallback to run those loop nests on the host",
+		e.Target, strings.Join(e.Functions, ", "), e.Library, MathLibEnv)
 }
 
 var mgpuDeclRE = regexp.MustCompile(`(?m)^declare [^@\n]*@(mgpu\w+)\(`)

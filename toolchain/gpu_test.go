@@ -43,13 +43,13 @@ func TestParseGPUTarget(t *testing.T) {
 
 func TestGPUPipelines(t *testing.T) {
 	ps := repoPipelines(t)
-	for _, name := range []string{GPUKernelsPipeline, "nvidia", "amd"} {
+	for _, name := range []string{GPUFusePipeline, GPULoopsPipeline, GPUKernelsPipeline, "nvidia", "amd"} {
 		if _, ok := ps.Lookup(name); !ok {
 			t.Fatalf("passes.txt has no %s pipeline", name)
 		}
 	}
 	nv, _ := ps.Lookup("nvidia")
-	p := nv.withPlaceholders(map[string]string{chipPlaceholder: "sm_80", formatPlaceholder: "isa", toolkitPlaceholder: ""})
+	p := nv.withPlaceholders(map[string]string{chipPlaceholder: "sm_80", formatPlaceholder: "isa", toolkitPlaceholder: "", libsPlaceholder: ""})
 	got := strings.Join(p.Passes(), "\n")
 	for _, want := range []string{"nvvm-attach-target{chip=sm_80 O=3}", "gpu-module-to-binary{format=isa}"} {
 		if !strings.Contains(got, want) {
@@ -58,6 +58,10 @@ func TestGPUPipelines(t *testing.T) {
 	}
 	if strings.Contains(got, "$") {
 		t.Errorf("a placeholder is left:\n%s", got)
+	}
+	p = nv.withPlaceholders(map[string]string{chipPlaceholder: "sm_90", formatPlaceholder: "isa", toolkitPlaceholder: "", libsPlaceholder: "/x/libdevice.10.bc"})
+	if got := strings.Join(p.Passes(), "\n"); !strings.Contains(got, "nvvm-attach-target{chip=sm_90 O=3 l=/x/libdevice.10.bc}") {
+		t.Errorf("nvidia with a libdevice:\n%s", got)
 	}
 	amd, _ := ps.Lookup("amd")
 	p = amd.withPlaceholders(map[string]string{chipPlaceholder: "gfx942", formatPlaceholder: "bin", toolkitPlaceholder: "/tmp/x"})
@@ -90,7 +94,7 @@ func buildGPU(t *testing.T, target string, kind Kind) *GPUResult {
 	}
 	res, err := tc.BuildGPU(context.Background(), GPURequest{
 		MLIR: string(src), Target: tg, Entry: "mm", NumOutputs: 2,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, tg.Pipeline()), Emit: kind,
+		Pipelines: gpuPipelines(t, tg.Pipeline()), Emit: kind,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -274,15 +278,15 @@ func TestGPUDeviceMathRefused(t *testing.T) {
 	}
 	tg, _ := ParseGPUTarget("nvidia:sm_90")
 	res, err := tc.BuildGPU(context.Background(), GPURequest{
-		MLIR: string(src), Target: tg, Entry: "small", NumOutputs: 1,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, "nvidia"), Emit: KindPTX,
+		MLIR: string(src), Target: tg, Entry: "small", NumOutputs: 1, MathLib: MathLibNone,
+		Pipelines: gpuPipelines(t, "nvidia"), Emit: KindPTX,
 	})
 	var de *DeviceLibraryError
-	if !errors.As(err, &de) || !strings.Contains(err.Error(), "__nv_erff") {
+	if !errors.As(err, &de) || !strings.Contains(err.Error(), "math.erf") {
 		if res != nil {
 			t.Logf("PTX:\n%s", res.Kernels)
 		}
-		t.Fatalf("error %v, want a DeviceLibraryError naming __nv_erff", err)
+		t.Fatalf("error %v, want a DeviceLibraryError naming math.erf", err)
 	}
 }
 
@@ -296,7 +300,7 @@ func TestGPUCodeObjectNeedsLLD(t *testing.T) {
 	delete(tc.tools, LLD) // as on a machine without lld-22
 	_, err = tc.BuildGPU(context.Background(), GPURequest{
 		MLIR: string(src), Target: tg, Entry: "mm", NumOutputs: 2,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, "amd"), Emit: KindHSACO,
+		Pipelines: gpuPipelines(t, "amd"), Emit: KindHSACO,
 	})
 	var te *ToolError
 	if !errors.As(err, &te) || te.ExitCode() != 3 || !strings.Contains(err.Error(), "needs ld.lld") {
@@ -342,8 +346,8 @@ func TestGPUDeviceMathRefusedAMD(t *testing.T) {
 	}
 	tg, _ := ParseGPUTarget("amd:gfx942")
 	_, err = tc.BuildGPU(context.Background(), GPURequest{
-		MLIR: string(src), Target: tg, Entry: "small", NumOutputs: 1,
-		Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, "amd"), Emit: KindISA,
+		MLIR: string(src), Target: tg, Entry: "small", NumOutputs: 1, MathLib: MathLibNone,
+		Pipelines: gpuPipelines(t, "amd"), Emit: KindISA,
 	})
 	var de *DeviceLibraryError
 	if !errors.As(err, &de) || !strings.Contains(err.Error(), "math.erf") {
@@ -384,7 +388,7 @@ func.func @sq(%a: tensor<40xf32>, %b: tensor<40xf64>) -> (tensor<40xf32>, tensor
 		}
 		res, err := tc.BuildGPU(context.Background(), GPURequest{
 			MLIR: src, Target: tg, Entry: "sq", NumOutputs: 2,
-			Kernels: pipeline(t, GPUKernelsPipeline), Device: pipeline(t, tg.Pipeline()), Emit: kind,
+			Pipelines: gpuPipelines(t, tg.Pipeline()), Emit: kind,
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", target, err)
@@ -398,4 +402,15 @@ func.func @sq(%a: tensor<40xf32>, %b: tensor<40xf64>) -> (tensor<40xf32>, tensor
 			t.Errorf("%s: an approximate or library sqrt", target)
 		}
 	}
+}
+
+// gpuPipelines returns the passes.txt pipelines for a vendor ("nvidia",
+// "amd").
+func gpuPipelines(t testing.TB, vendor string) GPUPipelines {
+	t.Helper()
+	ps, err := LookupGPUPipelines(repoPipelines(t), GPUTarget{Vendor: GPUVendor(vendor)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
 }

@@ -15,8 +15,13 @@ type DeviceMemoryOptions struct {
 	// passes device pointers); otherwise the entry takes host pointers and
 	// copies them in and out.
 	DeviceBuffers bool
-	// Vendor picks the sqrt intrinsic (see exactSqrt); empty: NVIDIA.
+	// Vendor picks the sqrt intrinsic (see exactIntrinsics); empty: NVIDIA.
 	Vendor GPUVendor
+	// HostLoops lets a host function keep a parallel loop nest that did
+	// not become a kernel (TileGPULoops left it, --gpu-fallback): the
+	// buffers it reads and writes are copied to host memory before it and
+	// the written ones back after it (hostLoop).
+	HostLoops bool
 }
 
 // DeviceMemory rewrites a module that gpu-kernel-outlining has left (host
@@ -64,9 +69,9 @@ func DeviceMemory(mlir string, o DeviceMemoryOptions) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			kernels = append(kernels, exactSqrt(k, o.Vendor))
+			kernels = append(kernels, exactIntrinsics(k, o.Vendor))
 		case it.kind == "func.func" && it.hasBody:
-			text, err := deviceFunc(it, kmod)
+			text, err := deviceFunc(it, kmod, o.HostLoops)
 			if err != nil {
 				return "", err
 			}
@@ -193,16 +198,40 @@ var hostOK = map[string]bool{
 }
 
 // deviceFunc rewrites one host function's buffers to device memory.
-func deviceFunc(it topItem, kmod string) (string, error) {
+func deviceFunc(it topItem, kmod string, hostLoops bool) (string, error) {
 	lines := strings.SplitAfter(it.text, "\n")
 	var b strings.Builder
 	b.WriteString(lines[0])
 	type global struct{ name, typ string }
 	var globals []global
 	n := 0
-	for i, raw := range lines[1:] {
+	body := lines[1:]
+	for i := 0; i < len(body); i++ {
+		raw := body[i]
 		l := strings.TrimRight(raw, "\n")
 		lineNo := it.line + 1 + i
+		if m := hostParallelRE.FindStringSubmatch(l); m != nil && hostLoops {
+			end := i + 1
+			for end < len(body) && !strings.HasPrefix(body[end], m[1]+"}") {
+				end++
+			}
+			if end == len(body) {
+				return "", fmt.Errorf("gpu: line %d of the outlined MLIR, in @%s: %s never closes", lineNo, it.name, m[2])
+			}
+			if m[2] == "scf.for" && !hostLoopNest(body[i+1:end]) {
+				// A host loop around launches, not a loop nest to copy.
+				b.WriteString(raw)
+				continue
+			}
+			w, err := hostLoop(body[i:end+1], it.name, lineNo, n)
+			if err != nil {
+				return "", err
+			}
+			n++
+			b.WriteString(w)
+			i = end
+			continue
+		}
 		t := strings.TrimSpace(l)
 		if t == "" || strings.HasPrefix(t, "}") || strings.HasPrefix(t, "^") {
 			b.WriteString(raw)
@@ -247,11 +276,97 @@ func deviceFunc(it topItem, kmod string) (string, error) {
 			if strings.HasPrefix(op, "memref.alloc") || strings.HasPrefix(op, "memref.copy") || strings.HasPrefix(op, "memref.get_global") {
 				what = "a dynamic shape or a strided layout has no device copy yet (bind shapes with --dim or --shape)"
 			}
-			return "", fmt.Errorf("gpu: function @%s keeps %s on the host (line %d of the outlined MLIR: %s): %s; this model cannot run on the GPU yet (no --gpu-fallback)", it.name, op, lineNo, t, what)
+			return "", fmt.Errorf("gpu: function @%s keeps %s on the host (line %d of the outlined MLIR: %s): %s; this model cannot run on the GPU yet (--gpu-fallback keeps only loop nests whose math needs a device library on the host)", it.name, op, lineNo, t, what)
 		}
 		b.WriteString(launchRE.ReplaceAllString(raw, "gpu.launch_func @"+kmod+"::@$1"))
 	}
 	return b.String(), nil
+}
+
+var (
+	hostParallelRE = regexp.MustCompile(`^(\s*)(scf\.parallel|scf\.for) `)
+	bufUseRE       = regexp.MustCompile(`memref\.(load|store) [^\n]*?(%[\w]+)\[[^\]\n]*\] : (memref<[^>\n]*>)`)
+	hostLoopOpOK   = map[string]bool{"arith": true, "math": true, "scf": true, "index": true, "affine.apply": true, "memref.load": true, "memref.store": true}
+)
+
+// hostLoopNest reports whether a host scf.for's body is a loop nest over
+// buffers (loads or stores, and only ops hostLoop can keep on the host).
+func hostLoopNest(lines []string) bool {
+	access := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "}") {
+			continue
+		}
+		m := opNameRE.FindStringSubmatch(l)
+		if m == nil {
+			return false
+		}
+		dialect, _, _ := strings.Cut(m[1], ".")
+		if !hostLoopOpOK[m[1]] && !hostLoopOpOK[dialect] {
+			return false
+		}
+		access = access || m[1] == "memref.load" || m[1] == "memref.store"
+	}
+	return access
+}
+
+// hostLoop returns a parallel loop nest kept on the host (--gpu-fallback)
+// with the device buffers it loads from or stores to replaced by host
+// copies: each is allocated with memref.alloc and copied from the device
+// before the loop; those it stores to are copied back after it; all are
+// freed. (gpu-async-region waits for the copies before the loop runs.)
+func hostLoop(lines []string, fn string, lineNo, n int) (string, error) {
+	text := strings.Join(lines, "")
+	for k, l := range lines[1:] {
+		t := strings.TrimSpace(l)
+		if t == "" || strings.HasPrefix(t, "}") {
+			continue
+		}
+		m := opNameRE.FindStringSubmatch(l)
+		if m == nil {
+			return "", fmt.Errorf("gpu: line %d of the outlined MLIR, in @%s: cannot read %q", lineNo+1+k, fn, t)
+		}
+		dialect, _, _ := strings.Cut(m[1], ".")
+		if !hostLoopOpOK[m[1]] && !hostLoopOpOK[dialect] {
+			return "", fmt.Errorf("gpu: function @%s: a loop nest kept on the host (--gpu-fallback) has %s (line %d of the outlined MLIR: %s), which has no host copy", fn, m[1], lineNo+1+k, t)
+		}
+	}
+	type buf struct {
+		name, typ, host string
+		stored          bool
+	}
+	var bufs []*buf
+	byName := map[string]*buf{}
+	for _, m := range bufUseRE.FindAllStringSubmatch(text, -1) {
+		b := byName[m[2]]
+		if b == nil {
+			if strings.Contains(m[3], "?") || strings.Contains(m[3], ",") {
+				return "", fmt.Errorf("gpu: function @%s: a loop nest kept on the host (--gpu-fallback, line %d of the outlined MLIR) uses %s of type %s: only static buffers with the plain layout have a host copy", fn, lineNo, m[2], m[3])
+			}
+			b = &buf{name: m[2], typ: m[3], host: fmt.Sprintf("%%niro_hostbuf%d_%d", n, len(bufs))}
+			byName[m[2]] = b
+			bufs = append(bufs, b)
+		}
+		b.stored = b.stored || m[1] == "store"
+	}
+	ind := regexp.MustCompile(`^\s*`).FindString(lines[0])
+	var w strings.Builder
+	for _, b := range bufs {
+		fmt.Fprintf(&w, "%s%s = memref.alloc() : %s\n", ind, b.host, b.typ)
+		fmt.Fprintf(&w, "%sgpu.memcpy %s, %s : %s, %s\n", ind, b.host, b.name, b.typ, b.typ)
+		text = regexp.MustCompile(regexp.QuoteMeta(b.name)+`\b`).ReplaceAllString(text, b.host)
+	}
+	w.WriteString(text)
+	for _, b := range bufs {
+		if b.stored {
+			fmt.Fprintf(&w, "%sgpu.memcpy %s, %s : %s, %s\n", ind, b.name, b.host, b.typ, b.typ)
+		}
+	}
+	for _, b := range bufs {
+		fmt.Fprintf(&w, "%smemref.dealloc %s : %s\n", ind, b.host, b.typ)
+	}
+	return w.String(), nil
 }
 
 var (
@@ -319,29 +434,6 @@ func hostEntry(it topItem, numOutputs int) (string, error) {
 	}
 	b.WriteString("    return\n  }\n")
 	return b.String(), nil
-}
-
-var sqrtRE = regexp.MustCompile(`(?m)^(\s*%[\w]+ = )math\.sqrt (%[\w]+) : (f32|f64)$`)
-
-// exactSqrt turns the kernels' scalar math.sqrt into a call of an LLVM
-// intrinsic that needs no device library (convert-gpu-to-nvvm and -rocdl
-// would call libdevice's __nv_sqrtf or ocml's __ocml_sqrt_f32, and they
-// turn llvm.intr.sqrt into those calls too): llvm.nvvm.sqrt.rn.f/.d, PTX's
-// correctly rounded sqrt.rn, on NVIDIA; llvm.sqrt on AMD, which the AMDGPU
-// backend expands correctly rounded when no fast-math flag allows less.
-// Either way it is the host's sqrt, bit for bit.
-func exactSqrt(kernel string, vendor GPUVendor) string {
-	return sqrtRE.ReplaceAllStringFunc(kernel, func(m string) string {
-		g := sqrtRE.FindStringSubmatch(m)
-		name := "llvm.nvvm.sqrt.rn.f"
-		if g[3] == "f64" {
-			name = "llvm.nvvm.sqrt.rn.d"
-		}
-		if vendor == AMD {
-			name = "llvm.sqrt." + g[3]
-		}
-		return fmt.Sprintf("%sllvm.call_intrinsic %q(%s) : (%s) -> %s", g[1], name, g[2], g[3], g[3])
-	})
 }
 
 // splitArgs splits a parameter list at the commas outside <>, (), [] and {}.
