@@ -20,19 +20,24 @@ type EmitCmd struct {
 }
 
 // emitModel loads a .onnx or .niro file, checks that its interface has
-// static shapes and lowers it to MLIR text.
+// static shapes and lowers it to MLIR text, held in Output.MLIR.
 func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
-	return (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamed(path, flags, "", opts)
+	out, err := (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamedPasses(path, flags, "", opts, "")
+	if err != nil {
+		return nil, err
+	}
+	if out.MLIR, err = out.Text(); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
-// emitNamed is emitModel with the entry function named name (when not
-// empty).
-func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
-	return env.emitNamedPasses(path, flags, name, opts, "")
-}
-
-// emitNamedPasses is emitNamed with the Niro IR passes list (docs/passes.md;
-// "" runs none) run on the module first.
+// emitNamedPasses loads a .onnx or .niro file, checks that its interface
+// has static shapes, names the entry function name (when not empty), runs
+// the Niro IR passes list (docs/passes.md; "" runs none) and prepares the
+// module for emitting (emit.Prepare): the Output's MLIR is empty, and the
+// caller streams the text with Output.WriteMLIR (writeMLIR, or
+// toolchain.LowerFrom) so that it is never held in memory whole.
 func (env *Env) emitNamedPasses(path string, flags ShapeFlags, name string, opts emit.Options, list string) (*emit.Output, error) {
 	ps, err := opt.Parse(list)
 	if err != nil {
@@ -59,7 +64,7 @@ func (env *Env) emitNamedPasses(path string, flags ShapeFlags, name string, opts
 			return nil, diagnostics(path, err)
 		}
 	}
-	return emit.Module(m, opts)
+	return emit.Prepare(m, opts)
 }
 
 // renameEntry gives m's entry function the symbol name.
@@ -98,7 +103,7 @@ func renameEntry(m *niro.Module, name string) error {
 
 // Run prints the model as MLIR text on tensors. It needs no LLVM tools.
 func (c *EmitCmd) Run(env *Env) error {
-	out, err := env.emitNamed(c.File, c.ShapeFlags, "", env.emitOptions())
+	out, err := env.emitNamedPasses(c.File, c.ShapeFlags, "", env.emitOptions(), "")
 	if err != nil {
 		return err
 	}
@@ -108,7 +113,7 @@ func (c *EmitCmd) Run(env *Env) error {
 			return err
 		}
 	}
-	if err := writeOutput(env, c.Output, []byte(out.MLIR)); err != nil {
+	if err := writeMLIR(env, c.Output, out); err != nil {
 		return err
 	}
 	if out.Blob != nil {
@@ -192,7 +197,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	}
 	switch c.Emit {
 	case "mlir":
-		if err := writeOutput(env, dest, []byte(out.MLIR)); err != nil {
+		if err := writeMLIR(env, dest, out); err != nil {
 			return err
 		}
 	case "header":
@@ -231,7 +236,7 @@ func (c *CompileCmd) header(env *Env, out *emit.Output, weightsFile string) (str
 		return "", err
 	}
 	if tc, err := env.findTools(ctx); err == nil {
-		lowered, err := tc.Lower(ctx, out.MLIR, p)
+		lowered, err := tc.LowerFrom(ctx, out.WriteMLIR, p)
 		if err != nil {
 			return "", err
 		}
@@ -267,7 +272,7 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 		}
 	}
 	kind := toolchain.Kind(c.Emit) // the kinds are spelled as --emit spells them
-	res, err := tc.Build(ctx, toolchain.BuildRequest{MLIR: out.MLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
+	res, err := tc.Build(ctx, toolchain.BuildRequest{WriteMLIR: out.WriteMLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,8 @@
 package emit
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/niro-dev/niro/niro"
 )
@@ -89,15 +89,14 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 // dst. When y was not defined by that line (the body returned an operand
 // unchanged), it binds dst to y with a select that canonicalization folds.
 func (fe *funcEmitter) rename(y, dst string) {
-	s := fe.body.String()
-	start := strings.LastIndexByte(strings.TrimSuffix(s, "\n"), '\n') + 1
-	last := s[start:]
-	trimmed := strings.TrimLeft(last, " ")
-	if strings.HasPrefix(trimmed, y+" = ") {
-		fe.body.Reset()
-		fe.body.WriteString(s[:start])
-		fe.body.WriteString(last[:len(last)-len(trimmed)])
-		fe.body.WriteString(dst + trimmed[len(y):])
+	last := fe.body.lastLine()
+	trimmed := bytes.TrimLeft(last, " ")
+	if bytes.HasPrefix(trimmed, []byte(y+" = ")) {
+		line := make([]byte, 0, len(last)-len(y)+len(dst))
+		line = append(line, last[:len(last)-len(trimmed)]...)
+		line = append(line, dst...)
+		line = append(line, trimmed[len(y):]...)
+		fe.body.rewriteLast(line)
 		return
 	}
 	c := fe.boolConst(true)
