@@ -54,6 +54,7 @@ func (env *Env) emitNamedPasses(path string, flags ShapeFlags, name string, opts
 	if err := mf.requireStatic(m); err != nil {
 		return nil, err
 	}
+	mf.dropGraph()
 	if name != "" {
 		if err := renameEntry(m, name); err != nil {
 			return nil, err

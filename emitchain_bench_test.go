@@ -33,29 +33,43 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// BenchmarkEmitChain measures emit on a 100,000-node chain, streamed
-// (emit.Prepare, then Output.WriteMLIR to a writer that drops the text, as
-// niro emit and niro compile do): time, bytes allocated and allocations
-// per node, and the MLIR text per node (docs/performance.md, "Emit on a
-// long chain"). B/op and allocs/op cover the whole emit, verify included.
+// BenchmarkEmitChain measures emit on a 100,000-node chain, streamed as
+// niro emit and niro compile do it, to a writer that counts the text and
+// drops it: time, bytes allocated and allocations per node, and the MLIR
+// text per node (docs/performance.md, "Emit on a long chain"). "all" is
+// emit.Prepare (niro.Verify included) plus Output.WriteMLIR; "write" is
+// WriteMLIR alone, the lowering and printing.
 func BenchmarkEmitChain(b *testing.B) {
 	const n = 100_000
 	m := chainModule(b, n)
-	var text int64
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	run := func(b *testing.B, prepared *emit.Output) {
+		var text int64
+		b.ReportAllocs()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			out := prepared
+			if out == nil {
+				var err error
+				if out, err = emit.Prepare(m, emit.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var w countingWriter
+			if err := out.WriteMLIR(&w); err != nil {
+				b.Fatal(err)
+			}
+			text = w.n
+		}
+		b.StopTimer()
+		b.ReportMetric(float64(text)/n, "MLIR-B/node")
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/node")
+	}
+	b.Run("all", func(b *testing.B) { run(b, nil) })
+	b.Run("write", func(b *testing.B) {
 		out, err := emit.Prepare(m, emit.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
-		var w countingWriter
-		if err := out.WriteMLIR(&w); err != nil {
-			b.Fatal(err)
-		}
-		text = w.n
-	}
-	b.StopTimer()
-	b.ReportMetric(float64(text)/n, "MLIR-B/node")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/node")
+		run(b, out)
+	})
 }

@@ -122,6 +122,18 @@ func (mf *modelFile) close() {
 	}
 }
 
+// dropGraph releases the decoded ONNX graph once the module is made and
+// checked, when mf makes no other module. The module's tensor data
+// aliases the model's mapped files, which stay open; nothing else of the
+// graph is needed, and for a large graph it is the largest thing in
+// memory (about 410 bytes a node, more than the Niro IR's 280;
+// docs/performance.md, "Emit on a long chain").
+func (mf *modelFile) dropGraph() {
+	if mf.onnx != nil {
+		mf.onnx.Graph, mf.onnx.Functions = nil, nil
+	}
+}
+
 // module returns the model under the flags, with the input shapes in
 // shapes (by input name) fixed as well when shapes is not nil.
 func (mf *modelFile) module(shapes map[string][]int64) (*niro.Module, error) {

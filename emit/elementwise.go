@@ -52,8 +52,13 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 		return
 	}
 	R := len(rt.Dims)
-	types := make([]niro.TensorType, len(operands))
-	ins := make([]genericOperand, len(operands))
+	var typesBuf [3]niro.TensorType
+	var insBuf [3]genericOperand
+	types, ins := typesBuf[:0], insBuf[:0]
+	if len(operands) > len(insBuf) {
+		types, ins = make([]niro.TensorType, 0, len(operands)), make([]genericOperand, 0, len(operands))
+	}
+	types, ins = types[:len(operands)], ins[:len(operands)]
 	for i, v := range operands {
 		t, ok := rankedTensor(v)
 		if !ok {
@@ -195,7 +200,7 @@ func (fe *funcEmitter) binaryScalar(k niro.BinaryKind, e niro.ScalarType, a, b s
 	}
 	if sp := info.MLIR.For(e); sp != "" {
 		r := fe.tmp()
-		fe.line("%s = %s %s, %s : %s", r, sp, a, b, st)
+		fe.lineOf(r, " = ", sp, " ", a, ", ", b, " : ", st)
 		return r, nil
 	}
 	switch k {

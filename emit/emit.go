@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -273,6 +274,20 @@ type funcEmitter struct {
 	consts   map[int64]bool // index constants used, hoisted into the prologue
 	constSeq []int64
 	badValue map[niro.ValueID]bool // values already reported
+
+	typeCache [8]typeSpelling // the tensor types spelled last, for typ
+	nextType  int             // the entry of typeCache replaced next
+}
+
+// sameTensorType is niro.TypesEqual for two tensor types.
+func sameTensorType(a, b niro.TensorType) bool {
+	return a.Elem == b.Elem && a.Unranked == b.Unranked && slices.Equal(a.Dims, b.Dims)
+}
+
+// typeSpelling is a tensor type and its MLIR spelling.
+type typeSpelling struct {
+	t niro.TensorType
+	s string
 }
 
 func newFuncEmitter(e *emitter, f *niro.Function) *funcEmitter {
@@ -356,6 +371,20 @@ func names(vs []niro.Value) string {
 // typ returns the MLIR type of v, reporting an unsupported type once per
 // value.
 func (fe *funcEmitter) typ(v niro.Value) string {
+	if tt, ok := v.Type.(niro.TensorType); ok {
+		// Most values share a few types: spelled once, then looked up.
+		for i := range fe.typeCache {
+			if c := &fe.typeCache[i]; c.s != "" && sameTensorType(c.t, tt) {
+				return c.s
+			}
+		}
+		if s, err := mlirType(tt); err == nil {
+			tt.Dims = slices.Clone(tt.Dims)
+			fe.typeCache[fe.nextType] = typeSpelling{tt, s}
+			fe.nextType = (fe.nextType + 1) % len(fe.typeCache)
+			return s
+		}
+	}
 	s, err := mlirType(v.Type)
 	if err != nil {
 		if !fe.badValue[v.ID] {

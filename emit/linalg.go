@@ -195,7 +195,28 @@ func (fe *funcEmitter) empty(dims []int64, elem string, dyn func(axis int) strin
 		}
 	}
 	t := fe.tmp()
-	fe.line("%s = tensor.empty(%s) : %s", t, strings.Join(sizes, ", "), tensorTypeOf(dims, elem))
+	fe.body.begin(fe.indent)
+	w := append(fe.body.buf, t...)
+	w = append(w, " = tensor.empty("...)
+	for i, s := range sizes {
+		if i > 0 {
+			w = append(w, ", "...)
+		}
+		w = append(w, s...)
+	}
+	w = append(w, ") : tensor<"...)
+	for _, d := range dims {
+		if d < 0 {
+			w = append(w, '?')
+		} else {
+			w = strconv.AppendInt(w, d, 10)
+		}
+		w = append(w, 'x')
+	}
+	w = append(w, elem...)
+	w = append(w, '>')
+	fe.body.buf = w
+	fe.body.end()
 	return t
 }
 
