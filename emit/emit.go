@@ -25,7 +25,6 @@ import (
 	"strings"
 
 	"github.com/niro-dev/niro/internal/mlirtext"
-
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -112,6 +111,7 @@ func Module(m *niro.Module, opts Options) (*Output, error) {
 		return nil, err
 	}
 	out.MLIR = sb.String()
+	out.e = nil // WriteMLIR writes the string from now on
 	return out, nil
 }
 
@@ -181,8 +181,8 @@ func Prepare(m *niro.Module, opts Options) (*Output, error) {
 // "Streaming"). It returns what [Module] would report for the module:
 // the joined lowering errors, and any error writing to w. After an error
 // the text written is incomplete and must be discarded. An Output from
-// [Module] writes its MLIR. WriteMLIR may be called more than once; each
-// call writes the same text.
+// [Module] writes its MLIR. WriteMLIR may be called more than once, not
+// concurrently; each call writes the same text.
 func (o *Output) WriteMLIR(w io.Writer) error {
 	if o.e == nil {
 		_, err := io.WriteString(w, o.MLIR)
