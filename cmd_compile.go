@@ -22,7 +22,7 @@ type EmitCmd struct {
 // emitModel loads a .onnx or .niro file, checks that its interface has
 // static shapes and lowers it to MLIR text, held in Output.MLIR.
 func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
-	out, err := (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamedPasses(path, flags, "", opts, "")
+	out, err := prepareModel(path, flags, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -30,6 +30,12 @@ func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, 
 		return nil, err
 	}
 	return out, nil
+}
+
+// prepareModel is emitModel with the text left to Output.WriteMLIR (see
+// emitNamedPasses).
+func prepareModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
+	return (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamedPasses(path, flags, "", opts, "")
 }
 
 // emitNamedPasses loads a .onnx or .niro file, checks that its interface

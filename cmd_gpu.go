@@ -44,7 +44,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 	if dest == "" {
 		dest = stem(c.File) + gpuKindExt[c.Emit]
 	}
-	out, err := emitModel(c.File, c.ShapeFlags, env.emitOptions())
+	out, err := prepareModel(c.File, c.ShapeFlags, env.emitOptions())
 	if err != nil {
 		return err
 	}
@@ -75,7 +75,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 		kind = toolchain.KindLL
 	}
 	res, err := tc.BuildGPU(ctx, toolchain.GPURequest{
-		MLIR: out.MLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
+		WriteMLIR: out.WriteMLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
 		DeviceBuffers: c.DeviceBuffers, Kernels: kernels, Device: device, Emit: kind,
 	})
 	if err != nil {

@@ -3,6 +3,7 @@ package toolchain
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -92,8 +93,11 @@ func ParseGPUTarget(s string) (GPUTarget, error) {
 // GPURequest asks BuildGPU for one output of a module for a GPU.
 type GPURequest struct {
 	// MLIR is the module as niro emits it (linalg on tensors).
-	MLIR   string
-	Target GPUTarget
+	MLIR string
+	// WriteMLIR, when not nil, writes the module instead of MLIR,
+	// streamed into mlir-opt's input file (see LowerFrom).
+	WriteMLIR func(io.Writer) error
+	Target    GPUTarget
 	// Entry is the entry function's name; NumOutputs how many results it
 	// has (after bufferization they are its last NumOutputs parameters).
 	Entry      string
@@ -175,7 +179,14 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 		format, toolkit = "bin", dir
 	}
 	res := &GPUResult{}
-	kernels, err := tc.Lower(ctx, req.MLIR, req.Kernels)
+	write := req.WriteMLIR
+	if write == nil {
+		write = func(w io.Writer) error {
+			_, err := io.WriteString(w, req.MLIR)
+			return err
+		}
+	}
+	kernels, err := tc.LowerFrom(ctx, write, req.Kernels)
 	if err != nil {
 		return nil, err
 	}
