@@ -20,13 +20,30 @@ type EmitCmd struct {
 }
 
 // emitModel loads a .onnx or .niro file, checks that its interface has
-// static shapes and lowers it to MLIR text.
+// static shapes and lowers it to MLIR text, held in Output.MLIR.
 func emitModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
+	out, err := prepareModel(path, flags, opts)
+	if err != nil {
+		return nil, err
+	}
+	if out.MLIR, err = out.Text(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// prepareModel is emitModel with the text left to Output.WriteMLIR (see
+// emitNamed).
+func prepareModel(path string, flags ShapeFlags, opts emit.Options) (*emit.Output, error) {
 	return (&Env{Globals: &Globals{}, Stderr: io.Discard}).emitNamed(path, flags, "", opts)
 }
 
-// emitNamed is emitModel with the entry function named name (when not
-// empty).
+// emitNamed loads a .onnx or .niro file, checks that its interface has
+// static shapes, names the entry function name (when not empty), runs this
+// invocation's Niro IR passes (docs/passes.md; env.runPasses) and prepares
+// the module for emitting (emit.Prepare): the Output's MLIR is empty, and
+// the caller streams the text with Output.WriteMLIR (writeMLIR, or
+// toolchain.LowerFrom) so that it is never held in memory whole.
 func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.Options) (*emit.Output, error) {
 	mf, err := openModel(path, flags)
 	if err != nil {
@@ -39,6 +56,7 @@ func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.
 	if err := mf.requireStatic(m); err != nil {
 		return nil, err
 	}
+	mf.dropGraph()
 	if name != "" {
 		if err := renameEntry(m, name); err != nil {
 			return nil, err
@@ -47,7 +65,7 @@ func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.
 	if err := env.runPasses(path, m); err != nil {
 		return nil, err
 	}
-	return emit.Module(m, opts)
+	return emit.Prepare(m, opts)
 }
 
 // renameEntry gives m's entry function the symbol name.
@@ -99,7 +117,7 @@ func (c *EmitCmd) Run(env *Env) error {
 			return err
 		}
 	}
-	if err := writeOutput(env, c.Output, []byte(out.MLIR)); err != nil {
+	if err := writeMLIR(env, c.Output, out); err != nil {
 		return err
 	}
 	if out.Blob != nil {
@@ -185,7 +203,7 @@ func (c *CompileCmd) Run(env *Env) error {
 	}
 	switch c.Emit {
 	case "mlir":
-		if err := writeOutput(env, dest, []byte(out.MLIR)); err != nil {
+		if err := writeMLIR(env, dest, out); err != nil {
 			return err
 		}
 	case "header":
@@ -224,7 +242,7 @@ func (c *CompileCmd) header(env *Env, out *emit.Output, weightsFile string) (str
 		return "", err
 	}
 	if tc, err := env.findTools(ctx); err == nil {
-		lowered, err := tc.Lower(ctx, out.MLIR, p)
+		lowered, err := tc.LowerFrom(ctx, out.WriteMLIR, p)
 		if err != nil {
 			return "", err
 		}
@@ -260,7 +278,7 @@ func (c *CompileCmd) build(env *Env, out *emit.Output, dest string, embed bool) 
 		}
 	}
 	kind := toolchain.Kind(c.Emit) // the kinds are spelled as --emit spells them
-	res, err := tc.Build(ctx, toolchain.BuildRequest{MLIR: out.MLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
+	res, err := tc.Build(ctx, toolchain.BuildRequest{WriteMLIR: out.WriteMLIR, Pipeline: p, Emit: []toolchain.Kind{kind}})
 	if err != nil {
 		return err
 	}

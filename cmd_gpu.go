@@ -79,7 +79,7 @@ func (c *CompileCmd) runGPU(env *Env) error {
 		kind = toolchain.KindLL
 	}
 	res, err := tc.BuildGPU(ctx, toolchain.GPURequest{
-		MLIR: out.MLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
+		WriteMLIR: out.WriteMLIR, Target: target, Entry: out.Entry.Name, NumOutputs: len(out.Entry.Outputs),
 		DeviceBuffers: c.DeviceBuffers, Pipelines: stages, Emit: kind,
 		MathLib: c.GPUMathLib, Fallback: c.GPUFallback,
 	})

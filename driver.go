@@ -142,7 +142,7 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 	if err := harness.CheckMemory(m); err != nil {
 		return nil, err
 	}
-	out, err := emit.Module(m, env.emitOptions())
+	out, err := emit.Prepare(m, env.emitOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +168,8 @@ func (env *Env) buildHost(ctx context.Context, tc *toolchain.Toolchain, m *niro.
 			return nil, err
 		}
 	}
-	if hm.lowered, err = tc.Lower(ctx, out.MLIR, p); err != nil {
+	// The MLIR streams into mlir-opt's input file.
+	if hm.lowered, err = tc.LowerFrom(ctx, out.WriteMLIR, p); err != nil {
 		cleanup()
 		return nil, err
 	}

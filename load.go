@@ -6,6 +6,7 @@ import (
 	"hash/fnv"
 	"maps"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -164,6 +165,32 @@ func (mf *modelFile) close() {
 		_ = mf.onnx.Close()
 	}
 }
+
+// dropGraph releases the decoded ONNX graph once the module is made and
+// checked, when mf makes no other module. The module's tensor data
+// aliases the model's mapped files, which stay open; nothing else of the
+// graph is needed, and for a large graph it is the largest thing in
+// memory (about 410 bytes a node, more than the Niro IR's 280;
+// docs/performance.md, "Emit on a long chain").
+//
+// For a graph of largeGraph nodes or more it also collects the garbage
+// the import left and returns it to the system: the import's transient
+// peak would otherwise stay resident (and set the collector's next goal)
+// while emit and the LLVM tools run.
+func (mf *modelFile) dropGraph() {
+	if mf.onnx == nil || mf.onnx.Graph == nil {
+		return
+	}
+	big := len(mf.onnx.Graph.Nodes) >= largeGraph
+	mf.onnx.Graph, mf.onnx.Functions = nil, nil
+	if big {
+		debug.FreeOSMemory()
+	}
+}
+
+// largeGraph is the node count from which dropGraph returns memory to the
+// system: one collection costs about a millisecond per 10,000 nodes.
+const largeGraph = 10_000
 
 // module returns the model under the flags, with the input shapes in
 // shapes (by input name) fixed as well when shapes is not nil.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/niro-dev/niro/niro"
 )
@@ -193,7 +192,7 @@ func (e *emitter) planData() {
 
 // writeGlobals writes each tensor global kept in the text as a private
 // constant memref.global, aligned to 64 bytes.
-func (e *emitter) writeGlobals(sb *strings.Builder) {
+func (e *emitter) writeGlobals(sb io.Writer) {
 	for _, g := range e.textGlobal {
 		t := g.Type.(niro.TensorType)
 		mt, err := memrefType(t)

@@ -1,8 +1,8 @@
 package emit
 
 import (
+	"bytes"
 	"fmt"
-	"strings"
 
 	"github.com/niro-dev/niro/niro"
 )
@@ -52,8 +52,13 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 		return
 	}
 	R := len(rt.Dims)
-	types := make([]niro.TensorType, len(operands))
-	ins := make([]genericOperand, len(operands))
+	var typesBuf [3]niro.TensorType
+	var insBuf [3]genericOperand
+	types, ins := typesBuf[:0], insBuf[:0]
+	if len(operands) > len(insBuf) {
+		types, ins = make([]niro.TensorType, 0, len(operands)), make([]genericOperand, 0, len(operands))
+	}
+	types, ins = types[:len(operands)], ins[:len(operands)]
 	for i, v := range operands {
 		t, ok := rankedTensor(v)
 		if !ok {
@@ -89,15 +94,14 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 // dst. When y was not defined by that line (the body returned an operand
 // unchanged), it binds dst to y with a select that canonicalization folds.
 func (fe *funcEmitter) rename(y, dst string) {
-	s := fe.body.String()
-	start := strings.LastIndexByte(strings.TrimSuffix(s, "\n"), '\n') + 1
-	last := s[start:]
-	trimmed := strings.TrimLeft(last, " ")
-	if strings.HasPrefix(trimmed, y+" = ") {
-		fe.body.Reset()
-		fe.body.WriteString(s[:start])
-		fe.body.WriteString(last[:len(last)-len(trimmed)])
-		fe.body.WriteString(dst + trimmed[len(y):])
+	last := fe.body.lastLine()
+	trimmed := bytes.TrimLeft(last, " ")
+	if bytes.HasPrefix(trimmed, []byte(y+" = ")) {
+		line := make([]byte, 0, len(last)-len(y)+len(dst))
+		line = append(line, last[:len(last)-len(trimmed)]...)
+		line = append(line, dst...)
+		line = append(line, trimmed[len(y):]...)
+		fe.body.rewriteLast(line)
 		return
 	}
 	c := fe.boolConst(true)
@@ -196,7 +200,7 @@ func (fe *funcEmitter) binaryScalar(k niro.BinaryKind, e niro.ScalarType, a, b s
 	}
 	if sp := info.MLIR.For(e); sp != "" {
 		r := fe.tmp()
-		fe.line("%s = %s %s, %s : %s", r, sp, a, b, st)
+		fe.lineOf(r, " = ", sp, " ", a, ", ", b, " : ", st)
 		return r, nil
 	}
 	switch k {

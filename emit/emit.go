@@ -16,12 +16,15 @@
 package emit
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
-	"github.com/niro-dev/niro/internal/mlirtext"
+	"io"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/niro-dev/niro/internal/mlirtext"
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -52,15 +55,18 @@ func (o Options) inlineLimit() int64 {
 	return o.InlineLimit
 }
 
-// Output is the result of [Module].
+// Output is the result of [Module] or [Prepare].
 type Output struct {
-	// MLIR is the module's MLIR text.
+	// MLIR is the module's MLIR text, filled by [Module]; empty after
+	// [Prepare], whose caller streams the text with [Output.WriteMLIR].
 	MLIR string
 	// Blob holds the large tensors the compiled code reads in place; nil
 	// when there are none.
 	Blob *Blob
 	// Entry describes the entry function's interface.
 	Entry Entry
+
+	e *emitter // the checked, planned module, for WriteMLIR
 }
 
 // Entry describes the entry function: the one the compiled model exports.
@@ -84,14 +90,36 @@ type Param struct {
 	Type niro.Type
 }
 
-// Module lowers m to MLIR text. It runs [niro.Verify] first and returns
-// its diagnostics for an invalid module. A module holding UnknownOps gets
-// one [UnsupportedError] naming every unknown op type, before lowering,
-// so nothing downstream of them is reported. Otherwise it reports
-// everything it cannot lower, collected rather than stopping at the first: the error
-// joins one error per unsupported op, element type or construct, each
-// naming its function and the op's location or the value.
+// Module lowers m to MLIR text, returned in Output.MLIR. It runs
+// [niro.Verify] first and returns its diagnostics for an invalid module. A
+// module holding UnknownOps gets one [UnsupportedError] naming every
+// unknown op type, before lowering, so nothing downstream of them is
+// reported. Otherwise it reports everything it cannot lower, collected
+// rather than stopping at the first: the error joins one error per
+// unsupported op, element type or construct, each naming its function and
+// the op's location or the value.
+//
+// Module holds the whole text in memory; [Prepare] and
+// [Output.WriteMLIR] stream it to a writer instead.
 func Module(m *niro.Module, opts Options) (*Output, error) {
+	out, err := Prepare(m, opts)
+	if err != nil {
+		return nil, err
+	}
+	var sb strings.Builder
+	if err := out.WriteMLIR(&sb); err != nil {
+		return nil, err
+	}
+	out.MLIR = sb.String()
+	out.e = nil // WriteMLIR writes the string from now on
+	return out, nil
+}
+
+// Prepare does everything [Module] does before it writes text: it
+// verifies m, refuses unknown ops, checks the entry function and plans
+// where the data goes, and returns the Output with Blob and Entry filled
+// and MLIR empty. [Output.WriteMLIR] then writes the text.
+func Prepare(m *niro.Module, opts Options) (*Output, error) {
 	if m == nil {
 		return nil, errors.New("emit: nil module")
 	}
@@ -135,22 +163,7 @@ func Module(m *niro.Module, opts Options) (*Output, error) {
 		}
 	}
 	e.planData()
-	var sb strings.Builder
-	sb.WriteString("module {\n")
-	e.writeGlobals(&sb)
-	for _, f := range m.Functions {
-		if f == nil {
-			continue
-		}
-		fe := newFuncEmitter(e, f)
-		fe.function()
-		sb.WriteString(fe.out.String())
-	}
-	sb.WriteString("}\n")
-	if len(e.errs) > 0 {
-		return nil, errors.Join(e.errs...)
-	}
-	out := &Output{MLIR: sb.String(), Entry: Entry{Name: entry.Name, HasWeights: e.needsWeights(entry)}}
+	out := &Output{Entry: Entry{Name: entry.Name, HasWeights: e.needsWeights(entry)}, e: e}
 	if len(e.blob.Entries) > 0 {
 		out.Blob = &e.blob
 	}
@@ -161,6 +174,61 @@ func Module(m *niro.Module, opts Options) (*Output, error) {
 		out.Entry.Outputs = append(out.Entry.Outputs, Param{Name: nameAt(entry.OutputNames, i), Type: t})
 	}
 	return out, nil
+}
+
+// WriteMLIR writes the module's MLIR text to w, through a buffer, as it
+// lowers each function; it never holds the whole text (docs/emit.md,
+// "Streaming"). It returns what [Module] would report for the module:
+// the joined lowering errors, and any error writing to w. After an error
+// the text written is incomplete and must be discarded. An Output from
+// [Module] writes its MLIR. WriteMLIR may be called more than once, not
+// concurrently; each call writes the same text.
+func (o *Output) WriteMLIR(w io.Writer) error {
+	if o.e == nil {
+		_, err := io.WriteString(w, o.MLIR)
+		return err
+	}
+	return o.e.write(w)
+}
+
+// Text returns the module's MLIR text: Output.MLIR when [Module] filled
+// it, else the text [Output.WriteMLIR] writes, built in memory.
+func (o *Output) Text() (string, error) {
+	if o.MLIR != "" || o.e == nil {
+		return o.MLIR, nil
+	}
+	var sb strings.Builder
+	if err := o.e.write(&sb); err != nil {
+		return "", err
+	}
+	return sb.String(), nil
+}
+
+// write writes the module's text to w.
+func (e *emitter) write(w io.Writer) error {
+	e.errs = nil
+	bw := bufio.NewWriterSize(w, 256<<10)
+	bw.WriteString("module {\n")
+	e.writeGlobals(bw)
+	for _, f := range e.m.Functions {
+		if f == nil {
+			continue
+		}
+		fe := newFuncEmitter(e, f)
+		err := fe.function(bw)
+		fe.body.close()
+		if err != nil {
+			return fmt.Errorf("emit: writing the MLIR of %s: %w", fe.fn, err)
+		}
+	}
+	bw.WriteString("}\n")
+	if len(e.errs) > 0 {
+		return errors.Join(e.errs...)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("emit: writing the MLIR: %w", err)
+	}
+	return nil
 }
 
 func nameAt(names []*string, i int) string {
@@ -197,8 +265,7 @@ type funcEmitter struct {
 	f  *niro.Function
 	fn string // "func @name" for messages
 
-	out    strings.Builder // the whole function
-	body   strings.Builder // the entry block's ops after the prologue, then the other blocks
+	body   bodyText // the entry block's ops after the prologue, then the other blocks
 	indent int
 
 	blocks   map[*niro.Block]int
@@ -207,6 +274,20 @@ type funcEmitter struct {
 	consts   map[int64]bool // index constants used, hoisted into the prologue
 	constSeq []int64
 	badValue map[niro.ValueID]bool // values already reported
+
+	typeCache [8]typeSpelling // the tensor types spelled last, for typ
+	nextType  int             // the entry of typeCache replaced next
+}
+
+// sameTensorType is niro.TypesEqual for two tensor types.
+func sameTensorType(a, b niro.TensorType) bool {
+	return a.Elem == b.Elem && a.Unranked == b.Unranked && slices.Equal(a.Dims, b.Dims)
+}
+
+// typeSpelling is a tensor type and its MLIR spelling.
+type typeSpelling struct {
+	t niro.TensorType
+	s string
 }
 
 func newFuncEmitter(e *emitter, f *niro.Function) *funcEmitter {
@@ -239,16 +320,25 @@ func locSuffix(op niro.Op) string {
 
 // line writes one line of the body at the current indentation.
 func (fe *funcEmitter) line(format string, args ...any) {
-	for i := 0; i < fe.indent; i++ {
-		fe.body.WriteString("  ")
+	fe.body.begin(fe.indent)
+	fe.body.buf = fmt.Appendf(fe.body.buf, format, args...)
+	fe.body.end()
+}
+
+// lineOf writes one line made of parts at the current indentation: what
+// line does, without formatting, for the most frequent lines.
+func (fe *funcEmitter) lineOf(parts ...string) {
+	fe.body.begin(fe.indent)
+	for _, p := range parts {
+		fe.body.buf = append(fe.body.buf, p...)
 	}
-	fmt.Fprintf(&fe.body, format, args...)
-	fe.body.WriteByte('\n')
+	fe.body.end()
 }
 
 // tmp returns a fresh SSA name for a value the emitter introduces.
 func (fe *funcEmitter) tmp() string {
-	s := "%t" + strconv.Itoa(fe.temp)
+	var b [24]byte
+	s := string(strconv.AppendInt(append(b[:0], "%t"...), int64(fe.temp), 10))
 	fe.temp++
 	return s
 }
@@ -264,7 +354,10 @@ func (fe *funcEmitter) index(n int64) string {
 }
 
 // name returns the SSA name of a Niro value: %ID, as Niro prints it.
-func name(v niro.Value) string { return "%" + strconv.FormatUint(uint64(v.ID), 10) }
+func name(v niro.Value) string {
+	var b [24]byte
+	return string(strconv.AppendUint(append(b[:0], '%'), uint64(v.ID), 10))
+}
 
 // names returns the comma-separated SSA names of vs.
 func names(vs []niro.Value) string {
@@ -278,6 +371,20 @@ func names(vs []niro.Value) string {
 // typ returns the MLIR type of v, reporting an unsupported type once per
 // value.
 func (fe *funcEmitter) typ(v niro.Value) string {
+	if tt, ok := v.Type.(niro.TensorType); ok {
+		// Most values share a few types: spelled once, then looked up.
+		for i := range fe.typeCache {
+			if c := &fe.typeCache[i]; c.s != "" && sameTensorType(c.t, tt) {
+				return c.s
+			}
+		}
+		if s, err := mlirType(tt); err == nil {
+			tt.Dims = slices.Clone(tt.Dims)
+			fe.typeCache[fe.nextType] = typeSpelling{tt, s}
+			fe.nextType = (fe.nextType + 1) % len(fe.typeCache)
+			return s
+		}
+	}
 	s, err := mlirType(v.Type)
 	if err != nil {
 		if !fe.badValue[v.ID] {

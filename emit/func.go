@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"bufio"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,10 +12,12 @@ import (
 // weightsArg is the SSA name of the weights parameter.
 const weightsArg = "%weights"
 
-// function writes f: a private declaration without a body; a definition
-// otherwise, public for the entry function and private, with internal LLVM
-// linkage, for the others.
-func (fe *funcEmitter) function() {
+// function writes f to w: a private declaration without a body; a
+// definition otherwise, public for the entry function and private, with
+// internal LLVM linkage, for the others. It returns an error writing to w
+// (or to the body's spill file); problems with f itself go to the
+// emitter's errors.
+func (fe *funcEmitter) function(w *bufio.Writer) error {
 	f := fe.f
 	entry := f.Entry()
 	var params, prologue []string
@@ -26,10 +29,10 @@ func (fe *funcEmitter) function() {
 		}
 	case entry == nil:
 		fe.errorf("body has no entry block")
-		return
+		return nil
 	case len(entry.Args) != len(f.Type.Inputs):
 		fe.errorf("entry block has %d arguments for %d inputs", len(entry.Args), len(f.Type.Inputs))
-		return
+		return nil
 	default:
 		if fe.e.needsWeights(f) {
 			params = append(params, weightsArg+": "+fe.e.weightsType())
@@ -88,8 +91,8 @@ func (fe *funcEmitter) function() {
 		results = " -> (" + strings.Join(outs, ", ") + ")"
 	}
 	if f.Body == nil {
-		fmt.Fprintf(&fe.out, "  func.func private %s(%s)%s\n", symbol(f.Name), strings.Join(params, ", "), results)
-		return
+		_, err := fmt.Fprintf(w, "  func.func private %s(%s)%s\n", symbol(f.Name), strings.Join(params, ", "), results)
+		return err
 	}
 	// Only the entry function is exported: the others are private in
 	// MLIR and internal in LLVM, so two compiled models never clash on a
@@ -118,12 +121,19 @@ func (fe *funcEmitter) function() {
 		}
 		fe.block(b, regionFunc)
 	}
-	fmt.Fprintf(&fe.out, "  func.func %s%s(%s)%s%s {\n", visibility, symbol(f.Name), strings.Join(params, ", "), results, attrs)
-	for _, n := range fe.constSeq {
-		fmt.Fprintf(&fe.out, "    %%c%d = arith.constant %d : index\n", n, n)
+	if len(fe.e.errs) > 0 {
+		// The text will be dropped: writing it would only cost time.
+		return nil
 	}
-	fe.out.WriteString(fe.body.String())
-	fe.out.WriteString("  }\n")
+	fmt.Fprintf(w, "  func.func %s%s(%s)%s%s {\n", visibility, symbol(f.Name), strings.Join(params, ", "), results, attrs)
+	for _, n := range fe.constSeq {
+		fmt.Fprintf(w, "    %%c%d = arith.constant %d : index\n", n, n)
+	}
+	if err := fe.body.writeTo(w); err != nil {
+		return err
+	}
+	_, err := w.WriteString("  }\n")
+	return err
 }
 
 // boundaryType returns the type a value of type t has at a function

@@ -21,55 +21,130 @@ type genericOperand struct {
 // returns the value to yield. attrs, when non-empty, is written as
 // "attrs = {...}".
 func (fe *funcEmitter) generic(dst string, iters []string, ins []genericOperand, out genericOperand, attrs string, body func(args []string) string) {
-	maps := make([]string, 0, len(ins)+1)
+	// Written straight into the body: this is the most frequent line.
+	fe.body.begin(fe.indent)
+	w := fe.body.buf
+	w = append(w, dst...)
+	w = append(w, " = linalg.generic {indexing_maps = ["...)
 	for _, in := range ins {
-		maps = append(maps, in.amap)
+		w = append(w, in.amap...)
+		w = append(w, ", "...)
 	}
-	maps = append(maps, out.amap)
-	quoted := make([]string, len(iters))
+	w = append(w, out.amap...)
+	w = append(w, "], iterator_types = ["...)
 	for i, it := range iters {
-		quoted[i] = strconv.Quote(it)
-	}
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s = linalg.generic {indexing_maps = [%s], iterator_types = [%s]}",
-		dst, strings.Join(maps, ", "), strings.Join(quoted, ", "))
-	if len(ins) > 0 {
-		inNames := make([]string, len(ins))
-		inTypes := make([]string, len(ins))
-		for i, in := range ins {
-			inNames[i], inTypes[i] = in.name, in.typ
+		if i > 0 {
+			w = append(w, ", "...)
 		}
-		fmt.Fprintf(&sb, " ins(%s : %s)", strings.Join(inNames, ", "), strings.Join(inTypes, ", "))
+		w = strconv.AppendQuote(w, it)
 	}
-	fmt.Fprintf(&sb, " outs(%s : %s)", out.name, out.typ)
+	w = append(w, "]}"...)
+	if len(ins) > 0 {
+		w = append(w, " ins("...)
+		for i, in := range ins {
+			if i > 0 {
+				w = append(w, ", "...)
+			}
+			w = append(w, in.name...)
+		}
+		w = append(w, " : "...)
+		for i, in := range ins {
+			if i > 0 {
+				w = append(w, ", "...)
+			}
+			w = append(w, in.typ...)
+		}
+		w = append(w, ')')
+	}
+	w = append(w, " outs("...)
+	w = append(w, out.name...)
+	w = append(w, " : "...)
+	w = append(w, out.typ...)
+	w = append(w, ')')
 	if attrs != "" {
-		fmt.Fprintf(&sb, " attrs = {%s}", attrs)
+		w = append(w, " attrs = {"...)
+		w = append(w, attrs...)
+		w = append(w, '}')
 	}
-	sb.WriteString(" {")
-	fe.line("%s", sb.String())
+	w = append(w, " {"...)
+	fe.body.buf = w
+	fe.body.end()
 
-	args := make([]string, 0, len(ins)+1)
-	decls := make([]string, 0, len(ins)+1)
-	for _, o := range append(append([]genericOperand(nil), ins...), out) {
-		a := fe.tmp()
-		args = append(args, a)
-		decls = append(decls, a+": "+o.elem)
+	args := make([]string, len(ins)+1)
+	for i := range args {
+		args[i] = fe.tmp()
 	}
-	fe.line("^bb0(%s):", strings.Join(decls, ", "))
+	fe.body.begin(fe.indent)
+	w = append(fe.body.buf, "^bb0("...)
+	for i, a := range args {
+		if i > 0 {
+			w = append(w, ", "...)
+		}
+		w = append(w, a...)
+		w = append(w, ": "...)
+		if i < len(ins) {
+			w = append(w, ins[i].elem...)
+		} else {
+			w = append(w, out.elem...)
+		}
+	}
+	w = append(w, "):"...)
+	fe.body.buf = w
+	fe.body.end()
 	fe.indent++
 	y := body(args)
-	fe.line("linalg.yield %s : %s", y, out.elem)
+	fe.lineOf("linalg.yield ", y, " : ", out.elem)
 	fe.indent--
-	fe.line("} -> %s", out.typ)
+	fe.lineOf("} -> ", out.typ)
 }
 
 // affineMap returns affine_map<(d0, ..., dn-1) -> (exprs)>.
 func affineMap(n int, exprs []string) string {
-	return "affine_map<(" + strings.Join(dimNames(n), ", ") + ") -> (" + strings.Join(exprs, ", ") + ")>"
+	var sb strings.Builder
+	dims := loopDimList(n)
+	size := len("affine_map<() -> ()>") + len(dims)
+	for _, e := range exprs {
+		size += len(e) + 2
+	}
+	sb.Grow(size)
+	sb.WriteString("affine_map<(")
+	sb.WriteString(dims)
+	sb.WriteString(") -> (")
+	for i, e := range exprs {
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		sb.WriteString(e)
+	}
+	sb.WriteString(")>")
+	return sb.String()
 }
 
 // identityMap returns the identity map of rank n.
-func identityMap(n int) string { return affineMap(n, dimNames(n)) }
+func identityMap(n int) string {
+	if n < len(identityMaps) {
+		return identityMaps[n]
+	}
+	return affineMap(n, dimNames(n))
+}
+
+// loopDimList returns "d0, d1, ..., dn-1".
+func loopDimList(n int) string {
+	if n < len(dimLists) {
+		return dimLists[n]
+	}
+	return strings.Join(dimNames(n), ", ")
+}
+
+// The identity maps and dimension lists of the common ranks, made once:
+// nearly every generic uses some.
+var identityMaps, dimLists = func() (maps, lists [9]string) {
+	for n := range lists {
+		lists[n] = strings.Join(dimNames(n), ", ")
+		maps[n] = "affine_map<(" + lists[n] + ") -> (" + lists[n] + ")>"
+	}
+	return maps, lists
+}()
 
 func dimNames(n int) []string {
 	ds := make([]string, n)
@@ -120,18 +195,54 @@ func (fe *funcEmitter) empty(dims []int64, elem string, dyn func(axis int) strin
 		}
 	}
 	t := fe.tmp()
-	fe.line("%s = tensor.empty(%s) : %s", t, strings.Join(sizes, ", "), tensorTypeOf(dims, elem))
+	fe.body.begin(fe.indent)
+	w := append(fe.body.buf, t...)
+	w = append(w, " = tensor.empty("...)
+	for i, s := range sizes {
+		if i > 0 {
+			w = append(w, ", "...)
+		}
+		w = append(w, s...)
+	}
+	w = append(w, ") : tensor<"...)
+	for _, d := range dims {
+		if d < 0 {
+			w = append(w, '?')
+		} else {
+			w = strconv.AppendInt(w, d, 10)
+		}
+		w = append(w, 'x')
+	}
+	w = append(w, elem...)
+	w = append(w, '>')
+	fe.body.buf = w
+	fe.body.end()
 	return t
 }
 
 // broadcastMap returns the indexing map that reads an operand of shape
 // dims at each point of a result of shape res.
 func broadcastMap(dims, res []int64) (string, error) {
+	if len(dims) == len(res) && !stretches(dims, res) {
+		return identityMap(len(res)), nil
+	}
 	exprs, err := broadcastExprs(dims, res)
 	if err != nil {
 		return "", err
 	}
 	return affineMap(len(res), exprs), nil
+}
+
+// stretches reports whether broadcastExprs would give an operand of shape
+// dims anything but dj at axis j of a result of the same rank: a
+// stretched extent of 1 (or an error).
+func stretches(dims, res []int64) bool {
+	for j, d := range dims {
+		if r := res[j]; d == 1 && r != 1 || d >= 0 && r >= 0 && d != r {
+			return true
+		}
+	}
+	return false
 }
 
 // broadcastExprs returns the indexing expressions that read an operand of

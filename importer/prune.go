@@ -13,14 +13,14 @@ func (c *converter) prune() {
 			continue
 		}
 		for {
-			uses := niro.Users(f)
+			uses := useCounts(f)
 			removed := false
 			var sweep func(r *niro.Region)
 			sweep = func(r *niro.Region) {
 				for _, b := range r.Blocks {
 					kept := b.Ops[:0]
 					for _, op := range b.Ops {
-						if pure(op) && unused(op, uses) {
+						if unused(op, uses) && pure(op) {
 							removed = true
 							continue
 						}
@@ -78,15 +78,34 @@ func pure(op niro.Op) bool {
 	return err == nil || len(op.Results()) > 0 && len(op.Regions()) == 0 && len(op.Successors()) == 0
 }
 
-func unused(op niro.Op, uses map[niro.ValueID][]niro.Use) bool {
+func unused(op niro.Op, uses []int32) bool {
 	rs := op.Results()
 	if len(rs) == 0 {
 		return false
 	}
 	for _, r := range rs {
-		if len(uses[r.ID]) > 0 {
+		if int(r.ID) < len(uses) && uses[r.ID] > 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// useCounts returns, indexed by value ID, how many operands of f's ops
+// (nested regions included) read each value: what prune needs of
+// niro.Users, in a few bytes a value instead of a map entry and a slice
+// per value, which for a graph of a million nodes is the difference
+// between 4 MB and 160 MB.
+func useCounts(f *niro.Function) []int32 {
+	var uses []int32
+	f.Body.Walk(func(op niro.Op) bool {
+		for _, v := range op.Operands() {
+			for int(v.ID) >= len(uses) {
+				uses = append(uses, 0)
+			}
+			uses[v.ID]++
+		}
+		return true
+	})
+	return uses
 }

@@ -3,6 +3,7 @@ package niro
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -272,8 +273,18 @@ func (fv *funcVerifier) blockName(b *Block) string {
 	return fmt.Sprintf("^bb%d", fv.num.blockNum(b))
 }
 
-func (fv *funcVerifier) opWhere(b *Block, i int, op Op) string {
-	return fmt.Sprintf("%s: %s: op %d (%s)", fv.where, fv.blockName(b), i, op.Name())
+// opWhere returns "func @f: ^bbN: op I (name)" for op I of a block whose
+// place bwhere is ("func @f: ^bbN"). It runs for every op, so it builds
+// the string in one allocation.
+func opWhere(bwhere string, i int, op Op) string {
+	var buf [128]byte
+	b := append(buf[:0], bwhere...)
+	b = append(b, ": op "...)
+	b = strconv.AppendInt(b, int64(i), 10)
+	b = append(b, " ("...)
+	b = append(b, op.Name()...)
+	b = append(b, ')')
+	return string(b)
 }
 
 func (v *verifier) function(f *Function) {
@@ -366,15 +377,16 @@ func (fv *funcVerifier) collect(r *Region, parent *regionInfo, owner Op, ownerBB
 		}
 		fv.blockRg[b] = ri
 		ri.blocks[b] = true
+		bwhere := fv.where + ": " + fv.blockName(b)
 		for _, a := range b.Args {
-			fv.define(a, b, -1, fv.where+": "+fv.blockName(b))
+			fv.define(a, b, -1, bwhere)
 		}
 		for i, op := range b.Ops {
 			if op == nil {
-				fv.add(fv.where+": "+fv.blockName(b), "op %d is nil", i)
+				fv.add(bwhere, "op %d is nil", i)
 				continue
 			}
-			where := fv.opWhere(b, i, op)
+			where := opWhere(bwhere, i, op)
 			for _, res := range op.Results() {
 				fv.define(res, b, i, where)
 			}

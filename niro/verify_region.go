@@ -32,7 +32,7 @@ func (fv *funcVerifier) checkRegion(r *Region) {
 			if op == nil {
 				continue
 			}
-			where := fv.opWhere(b, i, op)
+			where := opWhere(bwhere, i, op)
 			if IsTerminator(op) && i != len(b.Ops)-1 {
 				fv.add(where, "terminator %s must be the last op of its block", op.Name())
 			}

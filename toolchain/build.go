@@ -3,6 +3,7 @@ package toolchain
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"golang.org/x/sync/errgroup"
 )
@@ -11,6 +12,10 @@ import (
 type BuildRequest struct {
 	// MLIR is the module, normally linalg on tensors as niro emits it.
 	MLIR string
+	// WriteMLIR, when not nil, writes the module instead of MLIR, streamed
+	// into mlir-opt's input file (see LowerFrom); emit.Output.WriteMLIR
+	// has this form.
+	WriteMLIR func(io.Writer) error
 	// Pipeline lowers it to the llvm dialect.
 	Pipeline Pipeline
 	// Emit lists the outputs wanted: KindLLVMDialect, KindLL, KindObj,
@@ -32,9 +37,9 @@ type BuildResult struct {
 	BlobObj     []byte
 }
 
-// Build lowers, translates and compiles req.MLIR as far as req.Emit needs,
-// running the independent jobs (the object and the assembly, the blob
-// object) in parallel. The first failure cancels the other jobs and is
+// Build lowers, translates and compiles req.MLIR (or what req.WriteMLIR
+// writes) as far as req.Emit needs, running the independent jobs (the
+// object and the assembly, the blob object) in parallel. The first failure cancels the other jobs and is
 // returned.
 func (tc *Toolchain) Build(ctx context.Context, req BuildRequest) (*BuildResult, error) {
 	want := make(map[Kind]bool)
@@ -67,7 +72,14 @@ func (tc *Toolchain) Build(ctx context.Context, req BuildRequest) (*BuildResult,
 // buildModule runs the module's stages for Build.
 func (tc *Toolchain) buildModule(ctx context.Context, req BuildRequest, want map[Kind]bool, res *BuildResult) error {
 	var err error
-	if res.LLVMDialect, err = tc.Lower(ctx, req.MLIR, req.Pipeline); err != nil {
+	write := req.WriteMLIR
+	if write == nil {
+		write = func(w io.Writer) error {
+			_, err := io.WriteString(w, req.MLIR)
+			return err
+		}
+	}
+	if res.LLVMDialect, err = tc.LowerFrom(ctx, write, req.Pipeline); err != nil {
 		return err
 	}
 	if !want[KindLL] && !want[KindObj] && !want[KindAsm] {

@@ -3,6 +3,7 @@ package toolchain
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,8 +124,11 @@ func ParseGPUTarget(s string) (GPUTarget, error) {
 // GPURequest asks BuildGPU for one output of a module for a GPU.
 type GPURequest struct {
 	// MLIR is the module as niro emits it (linalg on tensors).
-	MLIR   string
-	Target GPUTarget
+	MLIR string
+	// WriteMLIR, when not nil, writes the module instead of MLIR,
+	// streamed into mlir-opt's input file (see LowerFrom).
+	WriteMLIR func(io.Writer) error
+	Target    GPUTarget
 	// Entry is the entry function's name; NumOutputs how many results it
 	// has (after bufferization they are its last NumOutputs parameters).
 	Entry      string
@@ -215,7 +219,14 @@ func (tc *Toolchain) BuildGPU(ctx context.Context, req GPURequest) (*GPUResult, 
 		format, toolkit = "bin", dir
 	}
 	res := &GPUResult{}
-	fused, err := tc.Lower(ctx, req.MLIR, req.Pipelines.Fuse)
+	write := req.WriteMLIR
+	if write == nil {
+		write = func(w io.Writer) error {
+			_, err := io.WriteString(w, req.MLIR)
+			return err
+		}
+	}
+	fused, err := tc.LowerFrom(ctx, write, req.Pipelines.Fuse)
 	if err != nil {
 		return nil, err
 	}

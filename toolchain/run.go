@@ -1,6 +1,7 @@
 package toolchain
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -86,6 +87,48 @@ func (w *workspace) write(stage, name string, data []byte) error {
 	return nil
 }
 
+// writeFrom writes the file name with what fn writes to it, through a
+// buffer. An error from fn itself is returned as it is (it is the
+// producer's, such as emit's); failing to create or write the file is
+// stage's.
+func (w *workspace) writeFrom(stage, name string, fn func(io.Writer) error) error {
+	f, err := os.OpenFile(w.path(name), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("%s: %w", stage, err)
+	}
+	bw := &errWriter{w: bufio.NewWriterSize(f, 256<<10)}
+	if err := fn(bw); err != nil {
+		f.Close()
+		if bw.err != nil {
+			return fmt.Errorf("%s: writing %s: %w", stage, name, bw.err)
+		}
+		return err
+	}
+	if err := bw.w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: writing %s: %w", stage, name, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("%s: writing %s: %w", stage, name, err)
+	}
+	return nil
+}
+
+// errWriter remembers the first error of the writer it wraps, so that
+// writeFrom can tell a failed write from its producer's own error.
+type errWriter struct {
+	w   *bufio.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
 // read returns the output file name that tool wrote. A tool that exited 0
 // without writing it failed: that is a *ToolError, as any tool failure.
 func (w *workspace) read(stage, tool, name string) ([]byte, error) {
@@ -153,6 +196,17 @@ func (tc *Toolchain) progressf(format string, args ...any) {
 // point (the schedules' libraries are preloaded first). It returns the
 // result, normally MLIR in the llvm dialect.
 func (tc *Toolchain) Lower(ctx context.Context, mlir string, p Pipeline) (string, error) {
+	return tc.LowerFrom(ctx, func(w io.Writer) error {
+		_, err := io.WriteString(w, mlir)
+		return err
+	}, p)
+}
+
+// LowerFrom is Lower with the MLIR written by write, which streams it into
+// mlir-opt's input file (emit.Output.WriteMLIR has this form): the module
+// is never held in memory whole. An error write returns is returned as it
+// is, and no tool runs.
+func (tc *Toolchain) LowerFrom(ctx context.Context, write func(io.Writer) error, p Pipeline) (string, error) {
 	const stage = "lower"
 	if len(p.Steps) == 0 {
 		return "", fmt.Errorf("%s: pipeline %q has no steps", stage, p.Name)
@@ -162,7 +216,7 @@ func (tc *Toolchain) Lower(ctx context.Context, mlir string, p Pipeline) (string
 		return "", err
 	}
 	defer ws.close()
-	if err := ws.write(stage, fileInput, []byte(mlir)); err != nil {
+	if err := ws.writeFrom(stage, fileInput, write); err != nil {
 		return "", err
 	}
 	var libs, elems []string
