@@ -27,8 +27,8 @@ func TestRecurrentCases(t *testing.T) {
 		t.Fatal(err)
 	}
 	dirs, _ := filepath.Glob(filepath.Join("testdata", "recurrent", "*", "model.onnx"))
-	if len(dirs) < 13 {
-		t.Fatalf("found %d recurrent cases, want 13", len(dirs))
+	if len(dirs) < 47 {
+		t.Fatalf("found %d recurrent cases, want 47", len(dirs))
 	}
 	for _, m := range dirs {
 		dir := filepath.Dir(m)
