@@ -22,6 +22,13 @@
 //     scan inputs, xs [3, 2] read forward along axis 0 and ys [2, 3] read
 //     in reverse along axis 1; s = s + x·y; the scan outputs are s along
 //     axis 0 forward and along axis 1 in reverse.
+//   - examples/controlflow/scan8: two Scans of opset 8 (a batch axis 0 on
+//     every input and output) over a batch of 3, with a state s [3, 2] and
+//     scan inputs xs read forward and ys [3, 4, 2] read in reverse,
+//     s = s + x·y, both s and x·y as scan outputs: one with sequence_lens
+//     (rows shorter than the sequence: a reverse input starts at the
+//     row's last step, and the outputs past its length are zero), one
+//     without.
 //
 // Run from the repository root: go run ./examples/controlflow/gen
 package main
@@ -62,6 +69,7 @@ func main() {
 	ifShapeModel()
 	loopModel()
 	scanModel()
+	scan8Model()
 }
 
 func ifModel() {
@@ -192,4 +200,34 @@ func scanModel() {
 	og.WriteInput(dir, 0, 0, og.Tensor("s0", []int64{2}, b.Floats(2, 0, 1)))
 	og.WriteInput(dir, 0, 1, og.Tensor("xs", []int64{3, 2}, b.Floats(6, 0, 1)))
 	og.WriteInput(dir, 0, 2, og.Tensor("ys", []int64{2, 3}, b.Floats(6, 0, 1)))
+}
+
+func scan8Model() {
+	const dir = "examples/controlflow/scan8"
+	b := og.New(17, 19)
+	body := func(name string) *onnxpb.GraphProto {
+		sb := b.Sub()
+		sb.Node("Mul", []string{"xt", "yt"}, "p")
+		sb.Node("Add", []string{"s", "p"}, "s_out")
+		sb.Node("Identity", []string{"s_out"}, "o0")
+		return sb.Graph(name,
+			[]*onnxpb.ValueInfoProto{og.Info("s", f32, []int64{2}), og.Info("xt", f32, []int64{2}), og.Info("yt", f32, []int64{2})},
+			[]*onnxpb.ValueInfoProto{og.Info("s_out", f32, []int64{2}), og.Info("o0", f32, []int64{2}), og.Info("p", f32, []int64{2})})
+	}
+	b.NodeOuts("Scan", []string{"lens", "s0", "xs", "ys"}, []string{"s_final", "sums", "prods"}, og.GraphAttr("body", body("body")),
+		og.Int("num_scan_inputs", 2), og.Ints("directions", 0, 1))
+	b.NodeOuts("Scan", []string{"", "s0", "xs", "ys"}, []string{"s_full", "sums_full", "prods_full"}, og.GraphAttr("body", body("body_full")),
+		og.Int("num_scan_inputs", 2), og.Ints("directions", 0, 1))
+	g := b.Graph("scan8_batch",
+		[]*onnxpb.ValueInfoProto{og.Info("lens", i64, []int64{3}), og.Info("s0", f32, []int64{3, 2}),
+			og.Info("xs", f32, []int64{3, 4, 2}), og.Info("ys", f32, []int64{3, 4, 2})},
+		[]*onnxpb.ValueInfoProto{og.Info("s_final", f32, []int64{3, 2}), og.Info("sums", f32, []int64{3, 4, 2}), og.Info("prods", f32, []int64{3, 4, 2}),
+			og.Info("s_full", f32, []int64{3, 2}), og.Info("sums_full", f32, []int64{3, 4, 2}), og.Info("prods_full", f32, []int64{3, 4, 2})})
+	og.WriteGraph(dir, g, 8)
+	for set, lens := range [][]int64{{4, 2, 3}, {1, 4, 1}} {
+		og.WriteInput(dir, set, 0, int64T("lens", []int64{3}, lens...))
+		og.WriteInput(dir, set, 1, og.Tensor("s0", []int64{3, 2}, b.Floats(6, 0, 1)))
+		og.WriteInput(dir, set, 2, og.Tensor("xs", []int64{3, 4, 2}, b.Floats(24, 0, 1)))
+		og.WriteInput(dir, set, 3, og.Tensor("ys", []int64{3, 4, 2}, b.Floats(24, 0, 1)))
+	}
 }
