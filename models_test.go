@@ -51,7 +51,8 @@ import (
 //     with a constant trip count; Scan with inputs and outputs in both
 //     directions; an If whose output shape depends on its condition, an
 //     input, which niro test binds; Scan-8 over a batch of 3 with and
-//     without sequence_lens (examples/controlflow/gen).
+//     without sequence_lens; a Loop with a condition only whose scan
+//     outputs grow as it runs (examples/controlflow/gen).
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -84,6 +85,7 @@ func TestModels(t *testing.T) {
 		{"controlflow/loop", ShapeFlags{}, 0, 0},
 		{"controlflow/scan", ShapeFlags{}, 0, 0},
 		{"controlflow/scan8", ShapeFlags{}, 0, 0},
+		{"controlflow/loopcond", ShapeFlags{}, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)

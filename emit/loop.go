@@ -99,6 +99,13 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		fe.opErrorf(op, "loop: no trip count, condition or scan input bounds it")
 		return
 	}
+	// grown[j]: scan output j has no bound before the loop (a condition
+	// only, and a dynamic extent), so its buffer starts with growRows
+	// slices and doubles whenever an iteration finds it full.
+	grown := make([]bool, len(scanRes))
+	for j := range scanRes {
+		grown[j] = bound == "" && outTypes[j].Dims[op.ScanOutAxes[j]] < 0
+	}
 
 	// The scan-output buffers: zero-filled when their static extent may
 	// exceed the iterations run.
@@ -111,7 +118,11 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 			fe.typ(r)
 			return
 		}
-		e := fe.empty(rt.Dims, elem, func(int) string { return bound })
+		rows := bound
+		if grown[j] {
+			rows = fe.index(growRows)
+		}
+		e := fe.empty(rt.Dims, elem, func(int) string { return rows })
 		bufTypes[j] = fe.typ(r)
 		if rt.Dims[op.ScanOutAxes[j]] >= 0 {
 			e = fe.fill(e, bufTypes[j], elem, fe.scalarConst(rt.Elem, 0), rt.Rank())
@@ -162,8 +173,12 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 			}
 			off := fe.reversed(iv, n, op.ScanOutReverse[j])
 			v := y.Values[first+nc+j]
+			buf := bufArgs[j]
+			if grown[j] {
+				buf = fe.grow(buf, outTypes[j], bufTypes[j], ax, iv)
+			}
 			ins := fe.tmp()
-			fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", ins, name(v), bufArgs[j], fe.sliceSpec(r, outTypes[j], ax, off), fe.typ(v), bufTypes[j])
+			fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", ins, name(v), buf, fe.sliceSpec(r, outTypes[j], ax, off), fe.typ(v), bufTypes[j])
 			yields = append(yields, ins)
 		}
 		// The carried values last, after every read of the yielded
@@ -288,6 +303,49 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		}
 		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", name(r), bufRes[j], strings.Join(offs, ", "), strings.Join(sizes, ", "), strings.Join(strides, ", "), bufTypes[j], bufTypes[j])
 	}
+}
+
+// growRows is the initial number of slices of a scan output whose loop
+// has no bound before it runs.
+const growRows = 16
+
+// grow returns the buffer buf (type t, typ, growing along axis ax) that
+// iteration iv writes its slice into: buf itself while it has a row for
+// iv, else a buffer of twice the rows holding buf's rows first. The rows
+// double, so the copies cost O(1) per iteration amortized, and an
+// allocation happens in log₂(N/growRows) iterations only.
+func (fe *funcEmitter) grow(buf string, t niro.TensorType, typ string, ax int, iv string) string {
+	rows, full := fe.tmp(), fe.tmp()
+	fe.line("%s = tensor.dim %s, %s : %s", rows, buf, fe.index(int64(ax)), typ)
+	fe.line("%s = arith.cmpi uge, %s, %s : index", full, iv, rows)
+	r := fe.tmp()
+	fe.line("%s = scf.if %s -> (%s) {", r, full, typ)
+	fe.indent++
+	twice := fe.tmp()
+	fe.line("%s = arith.muli %s, %s : index", twice, rows, fe.index(2))
+	elem, _ := scalarType(t.Elem)
+	e := fe.empty(t.Dims, elem, func(int) string { return twice })
+	offs := make([]string, t.Rank())
+	sizes := make([]string, t.Rank())
+	strides := make([]string, t.Rank())
+	for a := range offs {
+		offs[a], strides[a] = "0", "1"
+		if a == ax {
+			sizes[a] = rows
+		} else {
+			sizes[a] = fmt.Sprint(t.Dims[a])
+		}
+	}
+	c := fe.tmp()
+	fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s", c, buf, e, strings.Join(offs, ", "), strings.Join(sizes, ", "), strings.Join(strides, ", "), typ, typ)
+	fe.line("scf.yield %s : %s", c, typ)
+	fe.indent--
+	fe.line("} else {")
+	fe.indent++
+	fe.line("scf.yield %s : %s", buf, typ)
+	fe.indent--
+	fe.line("}")
+	return r
 }
 
 // reversed returns iv, or n - 1 - iv when rev.

@@ -198,15 +198,16 @@ func (nc *nodeCtx) loopOp() error {
 		nc.notYet("a Loop with neither a trip count nor a condition never ends")
 		return nc.err
 	}
-	if nScan > 0 && !op.HasTrip {
-		nc.notYet("scan outputs of a Loop without a trip count M are not compiled yet")
-		return nc.err
-	}
 	if nScan > 0 && tripKnown >= 1<<31 {
-		// Exporters write INT64_MAX for "no bound" beside a condition; a
-		// buffer of that many slices cannot be allocated.
-		nc.notYet("scan outputs of a Loop whose trip count M = %d stands for no bound are not compiled yet", tripKnown)
-		return nc.err
+		// Exporters write INT64_MAX for "no bound" beside a condition: the
+		// loop then has no bound before it runs, and its scan outputs grow
+		// as it runs (docs/ops.md, "loop"). Without a condition, a buffer
+		// of that many slices cannot be allocated.
+		if !op.HasCond {
+			nc.notYet("scan outputs of a Loop of M = %d iterations and no condition are not compiled", tripKnown)
+			return nc.err
+		}
+		op.Trip, op.HasTrip, tripKnown = niro.Value{}, false, -1
 	}
 	for j := 0; j < nScan; j++ {
 		op.ScanOutAxes = append(op.ScanOutAxes, 0)

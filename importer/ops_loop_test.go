@@ -55,20 +55,30 @@ func TestLoopForms(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Scan outputs need a trip count, and one that is not the "no bound"
-	// sentinel.
+	// Scan outputs of a loop with a condition and no trip count (absent, or
+	// the "no bound" sentinel) are compiled: a loop without a trip count
+	// whose scan output has a dynamic extent.
 	for _, c := range []struct {
-		ins    []string
-		inits  []*onnxpb.TensorProto
-		reason string
+		ins   []string
+		inits []*onnxpb.TensorProto
 	}{
-		{[]string{"", "cond", "x"}, nil, "without a trip count"},
-		{[]string{"big", "cond", "x"}, []*onnxpb.TensorProto{int64s("big", nil, 1<<62)}, "stands for no bound"},
+		{[]string{"", "cond", "x"}, nil},
+		{[]string{"big", "cond", "x"}, []*onnxpb.TensorProto{int64s("big", nil, 1<<62)}},
 	} {
 		mod := mustImport(t, loopModel(c.ins, body, []*onnxpb.ValueInfoProto{vi("r", dtFloat, 1), vi("s", dtFloat, dyn, 1)}, c.inits...), Options{})
-		if len(opsOf[*niro.UnknownOp](mod)) != 1 || !strings.Contains(niro.FunctionString(mod.Entry()), c.reason) {
-			t.Errorf("%v: want an UnknownOp saying %q:\n%s", c.ins, c.reason, mod)
+		loops := opsOf[*niro.Loop](mod)
+		if len(loops) != 1 || loops[0].HasTrip || !loops[0].HasCond || loops[0].Res[1].Type.String() != "tensor<?x1xf32>" {
+			t.Errorf("%v: want a loop with a condition, no trip count and a scan output tensor<?x1xf32>:\n%s", c.ins, mod)
 		}
+		if err := niro.Verify(mod); err != nil {
+			t.Errorf("%v: %v", c.ins, err)
+		}
+	}
+	// Without a condition, the sentinel would be a buffer of 2^62 slices.
+	mod = mustImport(t, loopModel([]string{"big", "", "x"}, body, []*onnxpb.ValueInfoProto{vi("r", dtFloat, 1), vi("s", dtFloat, dyn, 1)},
+		int64s("big", nil, 1<<62)), Options{})
+	if len(opsOf[*niro.UnknownOp](mod)) != 1 || !strings.Contains(niro.FunctionString(mod.Entry()), "no condition are not compiled") {
+		t.Errorf("want an UnknownOp for M = 2^62 without a condition:\n%s", mod)
 	}
 }
 

@@ -29,12 +29,18 @@
 //     (rows shorter than the sequence: a reverse input starts at the
 //     row's last step, and the outputs past its length are zero), one
 //     without.
+//   - examples/controlflow/loopcond: a Loop with a condition and no trip
+//     count (acc = acc·w + 1 while the sum of acc stays below the limit,
+//     an input) whose scan outputs, acc and the iteration number, have a
+//     run-time extent; their sums are the outputs. The data sets run 0, 4
+//     and 72 iterations (the last grows the scan buffers three times).
 //
 // Run from the repository root: go run ./examples/controlflow/gen
 package main
 
 import (
 	"encoding/binary"
+	"math"
 
 	"google.golang.org/protobuf/proto"
 
@@ -70,6 +76,7 @@ func main() {
 	loopModel()
 	scanModel()
 	scan8Model()
+	loopCondModel()
 }
 
 func ifModel() {
@@ -229,5 +236,37 @@ func scan8Model() {
 		og.WriteInput(dir, set, 1, og.Tensor("s0", []int64{3, 2}, b.Floats(6, 0, 1)))
 		og.WriteInput(dir, set, 2, og.Tensor("xs", []int64{3, 4, 2}, b.Floats(24, 0, 1)))
 		og.WriteInput(dir, set, 3, og.Tensor("ys", []int64{3, 4, 2}, b.Floats(24, 0, 1)))
+	}
+}
+
+func loopCondModel() {
+	const dir = "examples/controlflow/loopcond"
+	b := og.New(21, 23)
+	w := b.Values("w", []int64{2}, 1.1, 1.05)
+	lb := b.Sub()
+	lb.Node("Mul", []string{"acc", w}, "scaled")
+	lb.Node("Add", []string{"scaled", b.Scalar("one", 1)}, "acc_out")
+	lb.Node("ReduceSum", []string{"acc_out"}, "total", og.Int("keepdims", 0))
+	lb.Node("Less", []string{"total", "limit"}, "cond_out")
+	lb.Node("Cast", []string{"i"}, "fi", og.Int("to", int64(f32)))
+	lb.Node("Identity", []string{"acc_out"}, "acc_scan")
+	body := lb.Graph("body",
+		[]*onnxpb.ValueInfoProto{og.Info("i", i64, nil), og.Info("cond_in", b1, nil), og.Info("acc", f32, []int64{2})},
+		[]*onnxpb.ValueInfoProto{og.Info("cond_out", b1, nil), og.Info("acc_out", f32, []int64{2}), og.Info("acc_scan", f32, []int64{2}), og.Info("fi", f32, nil)})
+	b.NodeOuts("Loop", []string{"", "cond", "x"}, []string{"acc_final", "accs", "iters"}, og.GraphAttr("body", body))
+	b.Node("ReduceSum", []string{"accs", b.Add(int64T("axes", []int64{1}, 0))}, "accs_sum", og.Int("keepdims", 0))
+	b.Node("ReduceSum", []string{"iters", "axes"}, "iters_sum", og.Int("keepdims", 0))
+	g := b.Graph("loop_condition_only",
+		[]*onnxpb.ValueInfoProto{og.Info("cond", b1, nil), og.Info("x", f32, []int64{2}), og.Info("limit", f32, nil)},
+		[]*onnxpb.ValueInfoProto{og.Info("acc_final", f32, []int64{2}), og.Info("accs_sum", f32, []int64{2}),
+			og.Info("iters_sum", f32, nil)})
+	og.WriteGraph(dir, g, 17)
+	for set, c := range []struct {
+		cond  bool
+		limit float32
+	}{{false, 10}, {true, 10}, {true, 1e4}} {
+		og.WriteInput(dir, set, 0, boolT("cond", c.cond))
+		og.WriteInput(dir, set, 1, og.Tensor("x", []int64{2}, b.Floats(2, 0.5, 0.2)))
+		og.WriteInput(dir, set, 2, og.Tensor("limit", nil, binary.LittleEndian.AppendUint32(nil, math.Float32bits(c.limit))))
 	}
 }
