@@ -109,3 +109,53 @@ func TestScanForms(t *testing.T) {
 		t.Errorf("want an error about scan_input_axes, got %v", err)
 	}
 }
+
+// TestScan8Batch checks Scan-8 over a batch of 2 with sequence_lens: a
+// loop over the rows (scanning the state, the inputs and the lengths)
+// around the row's own loop, whose trip count is the row's length and
+// whose scan output keeps the static extent T; the reverse input is
+// reversed within each row's length before the loops and read forward.
+func TestScan8Batch(t *testing.T) {
+	body := graph("body", []*onnxpb.NodeProto{
+		node("Add", []string{"s", "xt"}, []string{"s2"}),
+	}, []*onnxpb.ValueInfoProto{vi("s", dtFloat, 3), vi("xt", dtFloat, 3)},
+		[]*onnxpb.ValueInfoProto{vi("s2", dtFloat, 3), vi("s2", dtFloat, 3)})
+	m := model(8, graph("g",
+		[]*onnxpb.NodeProto{node("Scan", []string{"lens", "s0", "xs"}, []string{"sf", "ys"}, attrGraph("body", body),
+			attrInt("num_scan_inputs", 1), attrInts("directions", 1))},
+		[]*onnxpb.ValueInfoProto{vi("lens", dtInt64, 2), vi("s0", dtFloat, 2, 3), vi("xs", dtFloat, 2, 5, 3)},
+		[]*onnxpb.ValueInfoProto{vi("sf", dtFloat, 2, 3), vi("ys", dtFloat, 2, 5, 3)}))
+	mod := mustImport(t, m, Options{})
+	if err := niro.Verify(mod); err != nil {
+		t.Fatal(err)
+	}
+	loops := opsOf[*niro.Loop](mod)
+	if len(loops) != 1 {
+		t.Fatalf("want one loop over the rows:\n%s", mod)
+	}
+	outer := loops[0]
+	var inner *niro.Loop
+	for _, op := range outer.Body.Blocks[0].Ops {
+		if l, ok := op.(*niro.Loop); ok {
+			inner = l
+		}
+	}
+	if inner == nil {
+		t.Fatalf("want a loop over the steps in the loop over the rows:\n%s", mod)
+	}
+	if outer.HasTrip || len(outer.Scans) != 3 || outer.Res[1].Type.String() != "tensor<2x5x3xf32>" {
+		t.Errorf("outer loop: want 3 scan inputs, no trip count, a [2, 5, 3] scan output:\n%s", mod)
+	}
+	if !inner.HasTrip || inner.ScanInReverse[0] || inner.Res[1].Type.String() != "tensor<5x3xf32>" {
+		t.Errorf("inner loop: want a trip count, a forward scan and a [5, 3] scan output:\n%s", mod)
+	}
+	if len(opsOf[*niro.GatherElements](mod)) != 1 {
+		t.Errorf("want one gather_elements reversing the reverse input within each row's length:\n%s", mod)
+	}
+	// Mismatched batch extents are an error.
+	m.Graph.Input[2] = vi("xs", dtFloat, 3, 5, 3)
+	m.Graph.Output[1] = vi("ys", dtFloat, 3, 5, 3)
+	if _, err := importModel(t, m, Options{}); err == nil || !strings.Contains(err.Error(), "batch extent") {
+		t.Errorf("want an error about the batch extent, got %v", err)
+	}
+}
