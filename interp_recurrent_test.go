@@ -14,7 +14,8 @@ import (
 
 // TestInterpRecurrentCases runs the recurrent-op models of
 // testdata/recurrent (every direction, layout, activation, clip,
-// input_forget, peepholes, short sequences, linear_before_reset, f64)
+// input_forget, peepholes, short sequences, linear_before_reset, f64,
+// every combination of present outputs, f16 and bf16)
 // under the interpreter against ONNX Runtime's outputs at rtol 1e-5,
 // atol 1e-6, as TestRecurrentCases checks the compiled code; and, with the
 // LLVM tools, against the compiled code bit for bit on f32 (its exp, log
