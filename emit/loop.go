@@ -14,8 +14,9 @@ import (
 // iteration reads its scan-input slices with tensor.extract_slice and
 // writes its scan-output slices into the buffers with tensor.insert_slice,
 // which bufferization does in place. A scan output with a dynamic
-// iteration axis is the first N slices of a buffer of the bound's size,
-// N the iterations run.
+// iteration axis is the first N slices of a buffer of the bound's size
+// (no condition) or of a buffer that grows as the loop runs (a
+// condition), N the iterations run.
 func (fe *funcEmitter) loop(op *niro.Loop) {
 	if op.Body == nil || len(op.Body.Blocks) != 1 || op.Body.Blocks[0] == nil {
 		fe.opErrorf(op, "loop: the body must be one block")
@@ -99,12 +100,20 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		fe.opErrorf(op, "loop: no trip count, condition or scan input bounds it")
 		return
 	}
-	// grown[j]: scan output j has no bound before the loop (a condition
-	// only, and a dynamic extent), so its buffer starts with growRows
-	// slices and doubles whenever an iteration finds it full.
+	// grown[j]: scan output j of a loop with a condition has a dynamic
+	// extent, so it holds as many slices as the loop runs, which may be
+	// far fewer than the bound (an exporter's INT64_MAX trip count) or
+	// have no bound at all: its buffer starts with growRows slices (at
+	// most the bound) and doubles whenever the loop finds it full.
 	grown := make([]bool, len(scanRes))
 	for j := range scanRes {
-		grown[j] = bound == "" && outTypes[j].Dims[op.ScanOutAxes[j]] < 0
+		grown[j] = op.HasCond && outTypes[j].Dims[op.ScanOutAxes[j]] < 0
+	}
+	growInit := fe.index(growRows)
+	if bound != "" {
+		m := fe.tmp()
+		fe.line("%s = arith.minsi %s, %s : index", m, bound, growInit)
+		growInit = m
 	}
 
 	// The scan-output buffers: zero-filled when their static extent may
@@ -120,7 +129,7 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		}
 		rows := bound
 		if grown[j] {
-			rows = fe.index(growRows)
+			rows = growInit
 		}
 		e := fe.empty(rt.Dims, elem, func(int) string { return rows })
 		bufTypes[j] = fe.typ(r)
@@ -323,7 +332,14 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 			before = append(before, oC+" = "+c0)
 			fe.line("%s = scf.while (%s) : (%s) -> (%s) {", strings.Join(append([]string{count}, resNames...), ", "), strings.Join(before, ", "), types, outT)
 			fe.indent++
-			fe.line("scf.condition(%s) %s : %s", oC, strings.Join(append([]string{oIV}, oArgs...), ", "), outT)
+			og := oC
+			if bound != "" {
+				lt := fe.tmp()
+				fe.line("%s = arith.cmpi slt, %s, %s : index", lt, oIV, bound)
+				og = fe.tmp()
+				fe.line("%s = arith.andi %s, %s : i1", og, oC, lt)
+			}
+			fe.line("scf.condition(%s) %s : %s", og, strings.Join(append([]string{oIV}, oArgs...), ", "), outT)
 			fe.indent--
 			aIV := fe.tmp()
 			aArgs := make([]string, len(inits))
@@ -348,6 +364,11 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 				}
 				m := fe.tmp()
 				fe.line("%s = arith.minsi %s, %s : index", m, capacity, d)
+				capacity = m
+			}
+			if bound != "" {
+				m := fe.tmp()
+				fe.line("%s = arith.minsi %s, %s : index", m, capacity, bound)
 				capacity = m
 			}
 			iIV, iC := fe.tmp(), fe.tmp()
