@@ -198,16 +198,13 @@ func (nc *nodeCtx) loopOp() error {
 		nc.notYet("a Loop with neither a trip count nor a condition never ends")
 		return nc.err
 	}
-	if nScan > 0 && tripKnown >= 1<<31 {
-		// Exporters write INT64_MAX for "no bound" beside a condition: the
-		// loop then has no bound before it runs, and its scan outputs grow
-		// as it runs (docs/ops.md, "loop"). Without a condition, a buffer
-		// of that many slices cannot be allocated.
-		if !op.HasCond {
-			nc.notYet("scan outputs of a Loop of M = %d iterations and no condition are not compiled", tripKnown)
-			return nc.err
-		}
-		op.Trip, op.HasTrip, tripKnown = niro.Value{}, false, -1
+	if nScan > 0 && tripKnown >= 1<<31 && !op.HasCond {
+		// Exporters write INT64_MAX for "no bound" beside a condition,
+		// where the scan outputs grow as the loop runs (docs/ops.md,
+		// "loop"); without a condition, a buffer of that many slices
+		// cannot be allocated.
+		nc.notYet("scan outputs of a Loop of M = %d iterations and no condition are not compiled", tripKnown)
+		return nc.err
 	}
 	for j := 0; j < nScan; j++ {
 		op.ScanOutAxes = append(op.ScanOutAxes, 0)
