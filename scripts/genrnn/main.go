@@ -4,19 +4,27 @@
 // activation with its alpha and beta (given and defaulted), clip,
 // input_forget, peepholes, per-batch sequence lengths shorter than the
 // sequence, initial h and c, linear_before_reset, and combinations of
-// present and absent optional inputs and outputs. With -bench PATH it
+// present and absent optional inputs, every combination of present
+// outputs in every direction (outputCombos), and f16 and bf16 nodes
+// (narrowCases). With -bench PATH it
 // writes only the LSTM speed model (64 steps, hidden 128, input 128,
 // batch 1; docs/performance.md) to PATH. Weights and inputs are deterministic pseudo-random values;
 // the expected outputs come from ONNX Runtime, which runs neither
 // layout 1 nor an f64 LSTM: for those cases CASE/reference.onnx wraps the
 // node in Transposes to and from layout 0 and Casts to and from f32, on
-// the same inputs:
+// the same inputs. Nor does it run a 16-bit recurrent node (or take bf16
+// inputs): for those, CASE/reference.onnx is the node in f32 on
+// CASE/reference_data (the inputs widened exactly), and -round writes
+// test_data_set_0's outputs from its outputs, rounded once to the 16-bit
+// type, which is niro's rule:
 //
 //	go run ./scripts/genrnn
 //	for d in testdata/recurrent/*/; do
 //	  m=$d/model.onnx; [ -f $d/reference.onnx ] && m=$d/reference.onnx
-//	  NODE_PATH=/tmp/ort/node_modules node scripts/ort-expected.mjs $m $d/test_data_set_0
+//	  data=$d/test_data_set_0; [ -d $d/reference_data ] && data=$d/reference_data
+//	  NODE_PATH=/tmp/ort/node_modules node scripts/ort-expected.mjs $m $data
 //	done
+//	go run ./scripts/genrnn -round
 //
 // Run from the repository root.
 package main
