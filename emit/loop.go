@@ -250,9 +250,9 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		tl := append(append([]string{}, carriedTypes...), bufTypes...)
 		// while writes an scf.while from iteration iv0 with the values
 		// vals and the condition c0, running the body while the condition
-		// holds and gate(iv) (when gate is set). It returns the result
-		// names: the counter, the values and, when withCond, the
-		// condition. The condition is the last argument and is forwarded
+		// holds and gate(iv) (when gate is set); lhs names its results:
+		// the counter, the values and, when withCond, the condition. The
+		// condition is the last argument and is forwarded
 		// last: One-Shot Bufferize pairs the values scf.condition forwards
 		// with the before-region's arguments by position, and a shifted
 		// tensor would be copied into a fresh buffer every iteration.
