@@ -154,3 +154,42 @@ func @n(tensor<3x2xf32>, tensor<2xf32>, tensor<i1>) -> (tensor<2xf32>, tensor<3x
 		checkF32(t, out[1], scan)
 	}
 }
+
+// TestE2ELoopGrow runs loops with a condition and a scan output of
+// dynamic extent, whose buffer grows as the loop runs (16 slices, then
+// doubling): stopped by the condition (i < 40, past two doublings), by a
+// run-time trip count, by both at once, and before the first iteration.
+// The scan output, summed over its rows, holds exactly the slices run
+// (the sum n·x + (1, 2)·n(n − 1)/2 tells n).
+func TestE2ELoopGrow(t *testing.T) {
+	const src = `
+func @g(tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+^bb0(%0: tensor<i64>, %1: tensor<i1>, %2: tensor<2xf32>):
+  %3, %4 = loop %0, %1, %2 {cond = true, scan_out_axes = [0], scan_out_reverse = [false], trip = true} : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<?x2xf32>) {
+  ^bb1(%5: tensor<i64>, %6: tensor<i1>, %7: tensor<2xf32>):
+    %8 = const 0x0000803f00000040 : tensor<2xf32>
+    %9 = add %7, %8 : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %10 = const 0x2700000000000000 : tensor<i64>
+    %11 = cmp_lt %5, %10 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    yield %11, %9, %7 : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  }
+  %12 = reduce_sum %4 {axes = [0], keep_dims = false} : (tensor<?x2xf32>) -> tensor<2xf32>
+  return %3, %12 : tensor<2xf32>, tensor<2xf32>
+}`
+	x := []float32{0.5, -3}
+	for _, c := range []struct {
+		trip int64
+		cond bool
+		runs int
+	}{{1 << 62, true, 40}, {23, true, 23}, {40, true, 40}, {16, true, 16}, {7, true, 7}, {1 << 62, false, 0}, {0, true, 0}} {
+		out := runNiro(t, src, ti64(c.trip), tbool(c.cond), tf32([]int64{2}, x))
+		acc := append([]float32(nil), x...)
+		sum := make([]float32, 2)
+		for i := 0; i < c.runs; i++ {
+			sum[0], sum[1] = sum[0]+acc[0], sum[1]+acc[1]
+			acc[0], acc[1] = acc[0]+1, acc[1]+2
+		}
+		checkF32(t, out[0], acc)
+		checkF32(t, out[1], sum)
+	}
+}

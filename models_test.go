@@ -50,7 +50,9 @@ import (
 //     Loop with a run-time trip count, a condition and scan outputs, and
 //     with a constant trip count; Scan with inputs and outputs in both
 //     directions; an If whose output shape depends on its condition, an
-//     input, which niro test binds (examples/controlflow/gen).
+//     input, which niro test binds; Scan-8 over a batch of 3 with and
+//     without sequence_lens; a Loop with a condition only whose scan
+//     outputs grow as it runs (examples/controlflow/gen).
 //
 // Besides niro test's default tolerances (rtol 1e-3, atol 1e-7) each model
 // holds a tighter one, which the test checks too: the differences from
@@ -82,6 +84,8 @@ func TestModels(t *testing.T) {
 		{"controlflow/ifshape", ShapeFlags{}, 0, 0},
 		{"controlflow/loop", ShapeFlags{}, 0, 0},
 		{"controlflow/scan", ShapeFlags{}, 0, 0},
+		{"controlflow/scan8", ShapeFlags{}, 0, 0},
+		{"controlflow/loopcond", ShapeFlags{}, 0, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join("examples", tt.name)

@@ -14,8 +14,9 @@ import (
 // iteration reads its scan-input slices with tensor.extract_slice and
 // writes its scan-output slices into the buffers with tensor.insert_slice,
 // which bufferization does in place. A scan output with a dynamic
-// iteration axis is the first N slices of a buffer of the bound's size,
-// N the iterations run.
+// iteration axis is the first N slices of a buffer of the bound's size
+// (no condition) or of a buffer that grows as the loop runs (a
+// condition), N the iterations run.
 func (fe *funcEmitter) loop(op *niro.Loop) {
 	if op.Body == nil || len(op.Body.Blocks) != 1 || op.Body.Blocks[0] == nil {
 		fe.opErrorf(op, "loop: the body must be one block")
@@ -99,6 +100,21 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		fe.opErrorf(op, "loop: no trip count, condition or scan input bounds it")
 		return
 	}
+	// grown[j]: scan output j of a loop with a condition has a dynamic
+	// extent, so it holds as many slices as the loop runs, which may be
+	// far fewer than the bound (an exporter's INT64_MAX trip count) or
+	// have no bound at all: its buffer starts with growRows slices (at
+	// most the bound) and doubles whenever the loop finds it full.
+	grown := make([]bool, len(scanRes))
+	for j := range scanRes {
+		grown[j] = op.HasCond && outTypes[j].Dims[op.ScanOutAxes[j]] < 0
+	}
+	growInit := fe.index(growRows)
+	if bound != "" {
+		m := fe.tmp()
+		fe.line("%s = arith.minsi %s, %s : index", m, bound, growInit)
+		growInit = m
+	}
 
 	// The scan-output buffers: zero-filled when their static extent may
 	// exceed the iterations run.
@@ -111,7 +127,11 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 			fe.typ(r)
 			return
 		}
-		e := fe.empty(rt.Dims, elem, func(int) string { return bound })
+		rows := bound
+		if grown[j] {
+			rows = growInit
+		}
+		e := fe.empty(rt.Dims, elem, func(int) string { return rows })
 		bufTypes[j] = fe.typ(r)
 		if rt.Dims[op.ScanOutAxes[j]] >= 0 {
 			e = fe.fill(e, bufTypes[j], elem, fe.scalarConst(rt.Elem, 0), rt.Rank())
@@ -222,50 +242,157 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 	} else {
 		c0 := fe.tmp()
 		fe.line("%s = tensor.extract %s[] : tensor<i1>", c0, name(op.Cond))
-		wIV, wC := fe.tmp(), fe.tmp()
-		before := []string{wIV + " = " + fe.index(0), wC + " = " + c0}
-		bArgs := make([]string, len(inits))
-		for i := range inits {
-			bArgs[i] = fe.tmp()
-			before = append(before, bArgs[i]+" = "+inits[i])
-		}
-		types := "index, i1"
-		if allTypes != "" {
-			types += ", " + allTypes
-		}
 		outT := "index"
 		if allTypes != "" {
 			outT += ", " + allTypes
 		}
-		count = fe.tmp()
-		lhs := strings.Join(append([]string{count}, resNames...), ", ")
-		fe.line("%s = scf.while (%s) : (%s) -> (%s) {", lhs, strings.Join(before, ", "), types, outT)
-		fe.indent++
-		gate := wC
-		if bound != "" {
-			lt := fe.tmp()
-			fe.line("%s = arith.cmpi slt, %s, %s : index", lt, wIV, bound)
-			gate = fe.tmp()
-			fe.line("%s = arith.andi %s, %s : i1", gate, wC, lt)
-		}
-		fe.line("scf.condition(%s) %s : %s", gate, strings.Join(append([]string{wIV}, bArgs...), ", "), outT)
-		fe.indent--
-		iv := fe.tmp()
-		var blockArgs []string
-		blockArgs = append(blockArgs, iv+": index")
+		types := outT + ", i1"
 		tl := append(append([]string{}, carriedTypes...), bufTypes...)
-		for i, a := range loopArgs {
-			blockArgs = append(blockArgs, a+": "+tl[i])
+		// while writes an scf.while from iteration iv0 with the values
+		// vals and the condition c0, running the body while the condition
+		// holds and gate(iv) (when gate is set); lhs names its results:
+		// the counter, the values and, when withCond, the condition. The
+		// condition is the last argument and is forwarded
+		// last: One-Shot Bufferize pairs the values scf.condition forwards
+		// with the before-region's arguments by position, and a shifted
+		// tensor would be copied into a fresh buffer every iteration.
+		while := func(lhs []string, iv0 string, vals []string, c0 string, gate func(iv string) string, withCond bool) {
+			wIV, wC := fe.tmp(), fe.tmp()
+			before := []string{wIV + " = " + iv0}
+			bArgs := make([]string, len(vals))
+			for i := range vals {
+				bArgs[i] = fe.tmp()
+				before = append(before, bArgs[i]+" = "+vals[i])
+			}
+			before = append(before, wC+" = "+c0)
+			resT := outT
+			fwd := append([]string{wIV}, bArgs...)
+			if withCond {
+				resT = types
+				fwd = append(fwd, wC)
+			}
+			fe.line("%s = scf.while (%s) : (%s) -> (%s) {", strings.Join(lhs, ", "), strings.Join(before, ", "), types, resT)
+			fe.indent++
+			g := wC
+			if gate != nil {
+				lt := gate(wIV)
+				g = fe.tmp()
+				fe.line("%s = arith.andi %s, %s : i1", g, wC, lt)
+			}
+			fe.line("scf.condition(%s) %s : %s", g, strings.Join(fwd, ", "), resT)
+			fe.indent--
+			iv := fe.tmp()
+			blockArgs := []string{iv + ": index"}
+			for i, a := range loopArgs {
+				blockArgs = append(blockArgs, a+": "+tl[i])
+			}
+			if withCond {
+				blockArgs = append(blockArgs, fe.tmp()+": i1")
+			}
+			fe.line("} do {")
+			fe.line("^bb0(%s):", strings.Join(blockArgs, ", "))
+			fe.indent++
+			yields, cond := lowerBody(iv)
+			next := fe.tmp()
+			fe.line("%s = arith.addi %s, %s : index", next, iv, fe.index(1))
+			fe.line("scf.yield %s : %s", strings.Join(append(append([]string{next}, yields...), cond), ", "), types)
+			fe.indent--
+			fe.line("}")
 		}
-		fe.line("} do {")
-		fe.line("^bb0(%s):", strings.Join(blockArgs, ", "))
-		fe.indent++
-		yields, cond := lowerBody(iv)
-		next := fe.tmp()
-		fe.line("%s = arith.addi %s, %s : index", next, iv, fe.index(1))
-		fe.line("scf.yield %s : %s", strings.Join(append([]string{next, cond}, yields...), ", "), types)
-		fe.indent--
-		fe.line("}")
+		count = fe.tmp()
+		anyGrown := false
+		for _, g := range grown {
+			anyGrown = anyGrown || g
+		}
+		if !anyGrown {
+			var gate func(string) string
+			if bound != "" {
+				gate = func(iv string) string {
+					lt := fe.tmp()
+					fe.line("%s = arith.cmpi slt, %s, %s : index", lt, iv, bound)
+					return lt
+				}
+			}
+			while(append([]string{count}, resNames...), fe.index(0), inits, c0, gate, false)
+		} else {
+			// Growing buffers: an outer scf.while over the buffers'
+			// sizes around an inner one that runs the body while the
+			// condition holds and the buffers have a row for the
+			// iteration; when the inner loop stops at the capacity, the
+			// outer one doubles the growing buffers. The inner loop writes
+			// every buffer in place, so only the outer one, which runs
+			// log₂(N/growRows) times, copies or allocates.
+			oIV, oC := fe.tmp(), fe.tmp()
+			before := []string{oIV + " = " + fe.index(0)}
+			oArgs := make([]string, len(inits))
+			for i := range inits {
+				oArgs[i] = fe.tmp()
+				before = append(before, oArgs[i]+" = "+inits[i])
+			}
+			before = append(before, oC+" = "+c0)
+			fe.line("%s = scf.while (%s) : (%s) -> (%s) {", strings.Join(append([]string{count}, resNames...), ", "), strings.Join(before, ", "), types, outT)
+			fe.indent++
+			og := oC
+			if bound != "" {
+				lt := fe.tmp()
+				fe.line("%s = arith.cmpi slt, %s, %s : index", lt, oIV, bound)
+				og = fe.tmp()
+				fe.line("%s = arith.andi %s, %s : i1", og, oC, lt)
+			}
+			fe.line("scf.condition(%s) %s : %s", og, strings.Join(append([]string{oIV}, oArgs...), ", "), outT)
+			fe.indent--
+			aIV := fe.tmp()
+			aArgs := make([]string, len(inits))
+			blockArgs := []string{aIV + ": index"}
+			for i := range aArgs {
+				aArgs[i] = fe.tmp()
+				blockArgs = append(blockArgs, aArgs[i]+": "+tl[i])
+			}
+			fe.line("} do {")
+			fe.line("^bb0(%s):", strings.Join(blockArgs, ", "))
+			fe.indent++
+			capacity := ""
+			for j := range scanRes {
+				if !grown[j] {
+					continue
+				}
+				d := fe.tmp()
+				fe.line("%s = tensor.dim %s, %s : %s", d, aArgs[nc+j], fe.index(int64(op.ScanOutAxes[j])), bufTypes[j])
+				if capacity == "" {
+					capacity = d
+					continue
+				}
+				m := fe.tmp()
+				fe.line("%s = arith.minsi %s, %s : index", m, capacity, d)
+				capacity = m
+			}
+			if bound != "" {
+				m := fe.tmp()
+				fe.line("%s = arith.minsi %s, %s : index", m, capacity, bound)
+				capacity = m
+			}
+			iIV, iC := fe.tmp(), fe.tmp()
+			iRes := make([]string, len(inits))
+			for i := range iRes {
+				iRes[i] = fe.tmp()
+			}
+			tru := fe.tmp()
+			fe.line("%s = arith.constant true", tru)
+			while(append(append([]string{iIV}, iRes...), iC), aIV, aArgs, tru, func(iv string) string {
+				lt := fe.tmp()
+				fe.line("%s = arith.cmpi slt, %s, %s : index", lt, iv, capacity)
+				return lt
+			}, true)
+			next := append([]string(nil), iRes...)
+			for j := range scanRes {
+				if grown[j] {
+					next[nc+j] = fe.grow(iRes[nc+j], outTypes[j], bufTypes[j], op.ScanOutAxes[j], iIV, iC)
+				}
+			}
+			fe.line("scf.yield %s : %s", strings.Join(append(append([]string{iIV}, next...), iC), ", "), types)
+			fe.indent--
+			fe.line("}")
+		}
 	}
 	for j, r := range scanRes {
 		rt := outTypes[j]
@@ -288,6 +415,50 @@ func (fe *funcEmitter) loop(op *niro.Loop) {
 		}
 		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", name(r), bufRes[j], strings.Join(offs, ", "), strings.Join(sizes, ", "), strings.Join(strides, ", "), bufTypes[j], bufTypes[j])
 	}
+}
+
+// growRows is the initial number of slices of a scan output whose loop
+// has no bound before it runs.
+const growRows = 16
+
+// grow returns the buffer buf (type t, typ, growing along axis ax) for
+// the iterations from iv on, when the loop goes on (more): buf itself
+// while it has a row for iv, else a buffer of twice the rows holding
+// buf's rows first. The rows double, so the copies cost O(1) per
+// iteration amortized.
+func (fe *funcEmitter) grow(buf string, t niro.TensorType, typ string, ax int, iv, more string) string {
+	rows, ge, full := fe.tmp(), fe.tmp(), fe.tmp()
+	fe.line("%s = tensor.dim %s, %s : %s", rows, buf, fe.index(int64(ax)), typ)
+	fe.line("%s = arith.cmpi uge, %s, %s : index", ge, iv, rows)
+	fe.line("%s = arith.andi %s, %s : i1", full, ge, more)
+	r := fe.tmp()
+	fe.line("%s = scf.if %s -> (%s) {", r, full, typ)
+	fe.indent++
+	twice := fe.tmp()
+	fe.line("%s = arith.muli %s, %s : index", twice, rows, fe.index(2))
+	elem, _ := scalarType(t.Elem)
+	e := fe.empty(t.Dims, elem, func(int) string { return twice })
+	offs := make([]string, t.Rank())
+	sizes := make([]string, t.Rank())
+	strides := make([]string, t.Rank())
+	for a := range offs {
+		offs[a], strides[a] = "0", "1"
+		if a == ax {
+			sizes[a] = rows
+		} else {
+			sizes[a] = fmt.Sprint(t.Dims[a])
+		}
+	}
+	c := fe.tmp()
+	fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s", c, buf, e, strings.Join(offs, ", "), strings.Join(sizes, ", "), strings.Join(strides, ", "), typ, typ)
+	fe.line("scf.yield %s : %s", c, typ)
+	fe.indent--
+	fe.line("} else {")
+	fe.indent++
+	fe.line("scf.yield %s : %s", buf, typ)
+	fe.indent--
+	fe.line("}")
+	return r
 }
 
 // reversed returns iv, or n - 1 - iv when rev.

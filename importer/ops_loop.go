@@ -199,14 +199,12 @@ func (nc *nodeCtx) loopOp() error {
 		nc.notYet("a Loop with neither a trip count nor a condition never ends")
 		return nc.err
 	}
-	if nScan > 0 && !op.HasTrip {
-		nc.notYet("scan outputs of a Loop without a trip count M are not compiled yet")
-		return nc.err
-	}
-	if nScan > 0 && tripKnown >= 1<<31 {
-		// Exporters write INT64_MAX for "no bound" beside a condition; a
-		// buffer of that many slices cannot be allocated.
-		nc.notYet("scan outputs of a Loop whose trip count M = %d stands for no bound are not compiled yet", tripKnown)
+	if nScan > 0 && tripKnown >= 1<<31 && !op.HasCond {
+		// Exporters write INT64_MAX for "no bound" beside a condition,
+		// where the scan outputs grow as the loop runs (docs/ops.md,
+		// "loop"); without a condition, a buffer of that many slices
+		// cannot be allocated.
+		nc.notYet("scan outputs of a Loop of M = %d iterations and no condition are not compiled", tripKnown)
 		return nc.err
 	}
 	for j := 0; j < nScan; j++ {
@@ -278,12 +276,11 @@ func (nc *nodeCtx) scanOp() error {
 	}
 	m := int(na.Int)
 	first := 0
+	var seqLens niro.Value
+	hasLens := false
 	if nc.opset < 9 {
 		first = 1
-		if _, ok := nc.input(0); ok {
-			nc.notYet("Scan-8 with sequence_lens is not compiled yet")
-			return nc.err
-		}
+		seqLens, hasLens = nc.input(0)
 	}
 	ins := make([]niro.Value, 0, len(nc.args))
 	for i := first; i < len(nc.args); i++ {
@@ -340,6 +337,9 @@ func (nc *nodeCtx) scanOp() error {
 		return out, nil
 	}
 	batched := nc.opset < 9
+	if batched && (hasLens || len(ins) > 0 && tensorOf(ins[0]).Rank() >= 1 && tensorOf(ins[0]).Dims[0] != 1) {
+		return nc.scan8Batch(g, ins, nState, nScanOut, seqLens, hasLens)
+	}
 	op := &niro.Loop{Init: ins[:nState], Scans: ins[nState:]}
 	var err error
 	if batched {
@@ -420,5 +420,172 @@ func (nc *nodeCtx) scanOp() error {
 		}
 		nc.setResult(i, v)
 	}
+	return nc.err
+}
+
+// scan8Batch maps a Scan-8 over a batch of more than one row, or with
+// sequence_lens: each batch row b is an independent scan of its first
+// L_b steps (L_b = sequence_lens[b], or the sequence length), the loop of
+// the row, nested in a loop over the rows. The outer loop scans every
+// input (states [N, ...], scan inputs [N, T, ...], the lengths [N]) along
+// the batch axis and stacks its results along it; the inner loop runs L_b
+// iterations (a trip count; without sequence_lens the T steps of the
+// scan inputs) over the row's scan inputs, and its scan outputs have the
+// static extent T, so the steps past L_b are zero, as ONNX Runtime
+// writes them. A reverse input with lengths is first reversed within each
+// row's first L_b steps (ReverseSequence's gather), so the row's reverse
+// scan starts at its own last step and reads forward.
+func (nc *nodeCtx) scan8Batch(g *Graph, ins []niro.Value, nState, nScanOut int, seqLens niro.Value, hasLens bool) error {
+	m := len(ins) - nState
+	if len(ins) == 0 {
+		return nc.errorf("Scan-8 has no inputs")
+	}
+	var n, t int64 = -1, -1
+	for i, v := range ins {
+		d := tensorOf(v).Dims
+		if len(d) < 1 || i >= nState && len(d) < 2 {
+			return nc.errorf("input %d of type %s needs a batch axis (and a sequence axis on a scan input)", i+1, tensorOf(v))
+		}
+		if d[0] < 0 || i >= nState && d[1] < 0 {
+			nc.notYet("Scan-8 input %d of type %s: a dynamic batch or sequence extent is not compiled", i+1, tensorOf(v))
+			return nc.err
+		}
+		if n >= 0 && d[0] != n {
+			return nc.errorf("input %d has batch extent %d, but an earlier one has %d", i+1, d[0], n)
+		}
+		n = d[0]
+		if i >= nState {
+			if t >= 0 && d[1] != t {
+				return nc.errorf("scan input %d has %d steps, but an earlier one has %d", i+1, d[1], t)
+			}
+			t = d[1]
+		}
+	}
+	var rev []bool
+	if at := nc.attr("directions"); at != nil {
+		if len(at.Ints) != m {
+			return nc.errorf("directions has %d entries, want %d", len(at.Ints), m)
+		}
+		for i, x := range at.Ints {
+			if x != 0 && x != 1 {
+				return nc.errorf("directions[%d] = %d, want 0 or 1", i, x)
+			}
+			rev = append(rev, x == 1)
+		}
+	} else {
+		rev = make([]bool, m)
+	}
+	// The lengths, as i64 clamped to [0, T].
+	var lens niro.Value
+	if hasLens {
+		lt := tensorOf(seqLens)
+		if lt.Elem != niro.I64 || lt.Rank() != 1 || lt.Dims[0] >= 0 && lt.Dims[0] != n {
+			return nc.errorf("sequence_lens has type %s, want tensor<%dxi64>", lt, n)
+		}
+		if k, ok := nc.knownOf(seqLens); ok {
+			for _, l := range k.ints {
+				if l < 0 || l > t {
+					return nc.errorf("sequence length %d is outside [0, %d]", l, t)
+				}
+			}
+		}
+		lens = seqLens
+		if lt.Dims[0] < 0 {
+			lens = nc.reshape(lens, []int64{n})
+		}
+		lens = nc.bin(niro.Min, nc.bin(niro.Max, lens, nc.scalar(niro.I64, 0)), nc.scalar(niro.I64, float64(t)))
+		for i := range rev {
+			if !rev[i] {
+				continue
+			}
+			x := ins[nState+i]
+			dims := tensorOf(x).Dims
+			small := make([]int64, len(dims))
+			for j := range small {
+				small[j] = 1
+			}
+			small[0] = n
+			l := nc.reshape(lens, append([]int64{}, small...))
+			small[1] = t
+			ti := nc.iota(niro.I64, small, 1)
+			idx := nc.sel(nc.cmp(niro.Lt, ti, l), nc.bin(niro.Sub, nc.bin(niro.Sub, l, nc.scalar(niro.I64, 1)), ti), ti)
+			if len(dims) > 2 {
+				idx = nc.op(&niro.Broadcast{Shape: append([]int64{}, dims...), X: idx})
+			}
+			ins[nState+i] = nc.op(&niro.GatherElements{Axis: 1, X: x, Indices: idx})
+			rev[i] = false
+		}
+	}
+	if nc.err != nil {
+		return nc.err
+	}
+	outer := &niro.Loop{Scans: append([]niro.Value{}, ins...)}
+	if hasLens {
+		outer.Scans = append(outer.Scans, lens)
+	}
+	outer.ScanInAxes = make([]int, len(outer.Scans))
+	outer.ScanInReverse = make([]bool, len(outer.Scans))
+	outer.ScanOutAxes = make([]int, nState+nScanOut)
+	outer.ScanOutReverse = make([]bool, nState+nScanOut)
+	argTypes, err := outer.BodyArgTypes()
+	if err != nil {
+		return nc.errorf("%v", err)
+	}
+	blk := &niro.Block{}
+	for _, at := range argTypes {
+		blk.Args = append(blk.Args, nc.c.fn.NewValue(at))
+	}
+	be := &emitter{blk: blk, loc: nc.e.loc}
+	saved := nc.e
+	nc.e = be
+	row := blk.Args[1:] // the iteration number first
+	inner := &niro.Loop{Init: append([]niro.Value{}, row[:nState]...),
+		Scans: append([]niro.Value{}, row[nState:len(ins)]...), ScanInAxes: make([]int, m), ScanInReverse: rev,
+		ScanOutAxes: make([]int, nScanOut), ScanOutReverse: make([]bool, nScanOut)}
+	if hasLens {
+		inner.Trip, inner.HasTrip = row[len(ins)], true
+	}
+	vals, err := nc.loopBody(inner, g, false, false, nScanOut)
+	if err != nil {
+		nc.e = saved
+		return err
+	}
+	if len(inner.Init) != nState {
+		nc.e = saved
+		return nc.errorf("Scan-8 body changes its states' types")
+	}
+	for i, init := range inner.Init {
+		inner.Res = append(inner.Res, nc.c.fn.NewValue(init.Type))
+		if !niro.TypesEqual(init.Type, row[i].Type) {
+			nc.e = saved
+			nc.notYet("state %d changes from %s to %s between steps", i, row[i].Type, init.Type)
+			return nc.err
+		}
+	}
+	for j := 0; j < nScanOut; j++ {
+		st := tensorOf(vals[nState+j])
+		if st.Unranked || !st.HasStaticShape() {
+			nc.e = saved
+			nc.notYet("scan output %d has slices of type %s; niro needs a static shape", j, st)
+			return nc.err
+		}
+		inner.Res = append(inner.Res, nc.c.fn.NewValue(niro.TensorType{Elem: st.Elem, Dims: append([]int64{t}, st.Dims...)}))
+	}
+	be.add(inner)
+	be.add(&niro.Yield{Values: append([]niro.Value{}, inner.Res...)})
+	nc.e = saved
+	outer.Body = &niro.Region{Blocks: []*niro.Block{blk}}
+	ids := nc.reserve()
+	for i, r := range inner.Res {
+		rt := tensorOf(r)
+		outer.Res = append(outer.Res, niro.Value{ID: ids[i], Type: niro.TensorType{Elem: rt.Elem, Dims: append([]int64{n}, rt.Dims...)}})
+	}
+	for i, r := range outer.Res {
+		if _, err := nc.resultType(i, tensorOf(r)); err != nil {
+			return err
+		}
+		nc.setResult(i, r)
+	}
+	nc.e.add(outer)
 	return nc.err
 }

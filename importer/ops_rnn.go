@@ -57,9 +57,28 @@ func recurrentConv(kind niro.RecurrentKind) func(nc *nodeCtx) error {
 			}
 		}
 		e := elem(x)
-		if e != niro.F32 && e != niro.F64 {
-			nc.notYet("%s on %s is not compiled yet (f32 and f64 are)", nc.n.OpType, e)
-			return nc.err
+		// f16 and bf16 nodes are computed in f32: every float input is
+		// widened once and each output rounded once (docs/ops.md,
+		// "Element types").
+		narrow := niro.InvalidScalar
+		switch e {
+		case niro.F32, niro.F64:
+		case niro.F16, niro.BF16:
+			narrow = e
+		default:
+			return nc.errorf("%s is defined on float types, not %s", nc.n.OpType, e)
+		}
+		wide := func(i int, v niro.Value) niro.Value {
+			if narrow == niro.InvalidScalar {
+				return v
+			}
+			if got := elem(v); got != narrow {
+				nc.fail("input %d (%s) has element type %s, want %s as X", i, nc.n.Inputs[i].Name, got, narrow)
+			}
+			return nc.cast(v, niro.F32)
+		}
+		if narrow != niro.InvalidScalar {
+			x, w, r, e = wide(0, x), wide(1, w), wide(2, r), niro.F32
 		}
 		layout := nc.attrInt("layout", 0)
 		if layout != 0 && layout != 1 {
@@ -108,7 +127,7 @@ func recurrentConv(kind niro.RecurrentKind) func(nc *nodeCtx) error {
 			if !nc.has(i) {
 				return zeros(dims...)
 			}
-			v := nc.in(i)
+			v := wide(i, nc.in(i))
 			if what == "initial state" && layout == 1 {
 				v = nc.transposeOp(v, []int{1, 0, 2})
 			}
@@ -215,6 +234,12 @@ func recurrentConv(kind niro.RecurrentKind) func(nc *nodeCtx) error {
 			yh = nc.transposeOp(yh, []int{1, 0, 2})
 			if kind == niro.LSTM {
 				yc = nc.transposeOp(yc, []int{1, 0, 2})
+			}
+		}
+		if narrow != niro.InvalidScalar {
+			y, yh = nc.cast(y, narrow), nc.cast(yh, narrow)
+			if kind == niro.LSTM {
+				yc = nc.cast(yc, narrow)
 			}
 		}
 		nc.out(0, y)

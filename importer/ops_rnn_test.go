@@ -81,3 +81,34 @@ func attrStrings(name string, v ...string) *onnxpb.AttributeProto {
 func attrFloats(name string, v ...float32) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_FLOATS.Enum(), Floats: v}
 }
+
+// TestRecurrentNarrow: an f16 GRU is computed in f32 (its float inputs
+// widened once, the op on f32, each output rounded once to f16), and a
+// float input of another type than X is an error.
+func TestRecurrentNarrow(t *testing.T) {
+	half := func(name string, dims ...int64) *onnxpb.TensorProto {
+		n := int64(1)
+		for _, d := range dims {
+			n *= d
+		}
+		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(dtFloat16)), RawData: make([]byte, 2*n)}
+	}
+	outs := []*onnxpb.ValueInfoProto{viUnranked("y", dtFloat16), viUnranked("yh", dtFloat16)}
+	m := model(22, graph("g", []*onnxpb.NodeProto{
+		node("GRU", []string{"x", "w", "r", "", "", "h0"}, []string{"y", "yh"}, attrInt("hidden_size", 4)),
+	}, []*onnxpb.ValueInfoProto{vi("x", dtFloat16, 5, 2, 3), vi("h0", dtFloat16, 1, 2, 4)}, outs, half("w", 1, 12, 3), half("r", 1, 12, 4)))
+	mod := mustImport(t, m, Options{})
+	ops := opsOf[*niro.Recurrent](mod)
+	if len(ops) != 1 || ops[0].X.Type.String() != "tensor<5x2x3xf32>" || ops[0].H0.Type.String() != "tensor<1x2x4xf32>" {
+		t.Fatalf("want one gru on f32:\n%s", mod)
+	}
+	f := mod.Entry()
+	if got := f.Type.Outputs[0].String() + " " + f.Type.Outputs[1].String(); got != "tensor<5x1x2x4xf16> tensor<1x2x4xf16>" {
+		t.Errorf("results %s, want f16", got)
+	}
+	// The initial state in f32 beside an f16 X.
+	m.Graph.Input[1] = vi("h0", dtFloat, 1, 2, 4)
+	if _, err := importModel(t, m, Options{}); err == nil || !strings.Contains(err.Error(), "has element type f32, want f16") {
+		t.Errorf("got error %v, want one about h0's element type", err)
+	}
+}

@@ -124,14 +124,12 @@ func causalConvConv(nc *nodeCtx) error {
 	return nil
 }
 
-// maxLinearAttentionSteps bounds the sequence length LinearAttention is
-// unrolled for; a longer one stays uncompiled until niro has a loop op.
-const maxLinearAttentionSteps = 256
-
 // linearAttentionConv maps LinearAttention, the recurrence of the
-// reference in f32, unrolled over the T time steps (static, at most
-// maxLinearAttentionSteps). Per step t, with S the (B, H_kv, d_k, d_v)
-// state (past_state, or zeros):
+// reference in f32, as one loop over the T time steps (static; never
+// unrolled): the loop scans Q, K, V (and decay and beta) along their time
+// axis, carries the state and stacks o_t along the time axis. A single
+// step (T = 1, a decode step) is that step alone, without the loop. Per step t,
+// with S the (B, H_kv, d_k, d_v) state (past_state, or zeros):
 //
 //	gated:  S = S · exp(g_t)              (g per head or per key dim)
 //	delta:  v_t = β_t · (v_t − k_tᵀS)     (k_tᵀS a MatMul over d_k)
@@ -196,8 +194,8 @@ func linearAttentionConv(nc *nodeCtx) error {
 	if kd[0] != b || kd[1] != t || kd[2] != hkv*dk || vd[0] != b || vd[1] != t {
 		return nc.errorf("key %v and value %v do not match query %v with d_k = %d", kd, vd, qd, dk)
 	}
-	if t > maxLinearAttentionSteps {
-		nc.notYet("the sequence has %d steps; LinearAttention is unrolled for at most %d", t, maxLinearAttentionSteps)
+	if t == 0 {
+		nc.notYet("LinearAttention over an empty sequence is not compiled")
 		return nc.err
 	}
 	f := niro.F32
@@ -207,16 +205,12 @@ func linearAttentionConv(nc *nodeCtx) error {
 		}
 		return x
 	}
-	// heads views (B, T, H·D) as (B, H, T, D) in f32.
+	// heads views (B, T, H·D) as (B, T, H, D) in f32: the loop scans the
+	// time axis 1, whose slices (B, H, D) are contiguous.
 	heads := func(x niro.Value, h, d int64) niro.Value {
-		return nc.permute(nc.reshape(wide(x), []int64{b, t, h, d}), []int{0, 2, 1, 3})
+		return nc.reshape(wide(x), []int64{b, t, h, d})
 	}
 	q4, k4, v4 := heads(q, hq, dk), heads(k, hkv, dk), heads(v, hkv, dv)
-	// step returns step i of x, (B, H, T, D), as (B, H, 1, D).
-	step := func(x niro.Value, i int64) niro.Value {
-		d := tensorOf(x).Dims
-		return nc.sliceRange(x, d, []int64{0, 0, i, 0}, []int64{1, 1, 1, 1}, []int64{d[0], d[1], 1, d[3]})
-	}
 	var g4, beta4 niro.Value
 	perKey := false
 	if gating {
@@ -267,34 +261,88 @@ func linearAttentionConv(nc *nodeCtx) error {
 	if scale == 0 {
 		scale = float64(float32(1 / math.Sqrt(float64(dk))))
 	}
+	if nc.err != nil {
+		return nc.err
+	}
 	group := hq / hkv
-	outs := make([]niro.Value, 0, t)
-	for i := int64(0); i < t; i++ {
-		kt, vt := step(k4, i), step(v4, i)
+	// The loop: scan inputs q4, k4, v4 (and g4, beta4) along the time
+	// axis 1, the state carried, o_t stacked along axis 1.
+	lp := &niro.Loop{Init: []niro.Value{s}, Scans: []niro.Value{q4, k4, v4}, ScanOutAxes: []int{1}, ScanOutReverse: []bool{false}}
+	if gating {
+		lp.Scans = append(lp.Scans, g4)
+	}
+	if delta {
+		lp.Scans = append(lp.Scans, beta4)
+	}
+	lp.ScanInAxes = make([]int, len(lp.Scans))
+	for i := range lp.ScanInAxes {
+		lp.ScanInAxes[i] = 1
+	}
+	lp.ScanInReverse = make([]bool, len(lp.Scans))
+	// stepOf writes one step on the state st and the step's slices xs
+	// (q, k, v, then decay and beta when present; each (B, H, D)) and
+	// returns the next state and o_t (B, H_q, d_v).
+	stepOf := func(st niro.Value, xs []niro.Value) (niro.Value, niro.Value) {
+		// step views a slice (B, H, D) as (B, H, 1, D).
+		step := func(x niro.Value) niro.Value {
+			d := tensorOf(x).Dims
+			return nc.reshape(x, []int64{d[0], d[1], 1, d[2]})
+		}
+		qt, kt, vt := step(xs[0]), step(xs[1]), step(xs[2])
+		next := 3
 		if gating {
-			a := nc.un(niro.Exp, step(g4, i))
+			a := nc.un(niro.Exp, step(xs[next]))
+			next++
 			if perKey {
 				a = nc.reshape(a, []int64{b, hkv, dk, 1})
 			}
-			s = nc.bin(niro.Mul, s, a)
+			st = nc.bin(niro.Mul, st, a)
 		}
 		if delta {
-			vt = nc.bin(niro.Mul, step(beta4, i), nc.bin(niro.Sub, vt, nc.matmulOp(kt, s)))
+			vt = nc.bin(niro.Mul, step(xs[next]), nc.bin(niro.Sub, vt, nc.matmulOp(kt, st)))
 		}
-		s = nc.bin(niro.Add, s, nc.bin(niro.Mul, nc.reshape(kt, []int64{b, hkv, dk, 1}), vt))
-		read := s
+		st = nc.bin(niro.Add, st, nc.bin(niro.Mul, nc.reshape(kt, []int64{b, hkv, dk, 1}), vt))
+		read := st
 		if group > 1 {
-			read = nc.reshape(s, []int64{b, hkv, 1, dk, dv})
+			read = nc.reshape(st, []int64{b, hkv, 1, dk, dv})
 			read = nc.op(&niro.Broadcast{Shape: []int64{b, hkv, group, dk, dv}, X: read})
 			read = nc.reshape(read, []int64{b, hq, dk, dv})
 		}
-		outs = append(outs, nc.bin(niro.Mul, nc.scalar(f, scale), nc.matmulOp(step(q4, i), read)))
+		return st, nc.reshape(nc.bin(niro.Mul, nc.scalar(f, scale), nc.matmulOp(qt, read)), []int64{b, hq, dv})
 	}
-	o := outs[0]
-	if len(outs) > 1 {
-		o = nc.op(&niro.Concat{Axis: 2, Inputs: outs})
+	var o niro.Value
+	if t == 1 {
+		// One step (a decode step): the step itself, with no loop around
+		// it.
+		xs := make([]niro.Value, len(lp.Scans))
+		for i, x := range lp.Scans {
+			d := tensorOf(x).Dims
+			xs[i] = nc.reshape(x, []int64{d[0], d[2], d[3]})
+		}
+		s, o = stepOf(s, xs)
+	} else {
+		argTypes, err := lp.BodyArgTypes()
+		if err != nil {
+			return nc.errorf("%v", err)
+		}
+		blk := &niro.Block{}
+		for _, at := range argTypes {
+			blk.Args = append(blk.Args, nc.c.fn.NewValue(at))
+		}
+		saved := nc.e
+		nc.e = &emitter{blk: blk, loc: saved.loc}
+		st, ot := stepOf(blk.Args[1], blk.Args[2:])
+		nc.e.add(&niro.Yield{Values: []niro.Value{st, ot}})
+		nc.e = saved
+		if nc.err != nil {
+			return nc.err
+		}
+		lp.Body = &niro.Region{Blocks: []*niro.Block{blk}}
+		lp.Res = []niro.Value{nc.c.fn.NewValue(tensorOf(s)), nc.c.fn.NewValue(niro.TensorType{Elem: f, Dims: []int64{b, t, hq, dv}})}
+		nc.e.add(lp)
+		s, o = lp.Res[0], lp.Res[1]
 	}
-	o = nc.reshape(nc.permute(o, []int{0, 2, 1, 3}), []int64{b, t, hq * dv})
+	o = nc.reshape(o, []int64{b, t, hq * dv})
 	if elem(q) != f {
 		o = nc.cast(o, elem(q))
 	}

@@ -182,9 +182,6 @@ func (o *Loop) verify(v *opVerifier) {
 		v.errorf("%d scan_out_axes, but %d scan_out_reverse", len(o.ScanOutAxes), len(o.ScanOutReverse))
 		return
 	}
-	if len(o.ScanOutAxes) > 0 && !o.HasTrip && len(o.Scans) == 0 {
-		v.errorf("scan outputs need a trip count or a scan input to bound them")
-	}
 	if len(o.Res) != len(o.Init)+len(o.ScanOutAxes) {
 		v.errorf("%d results, but %d carried values and %d scan outputs", len(o.Res), len(o.Init), len(o.ScanOutAxes))
 		return

@@ -4,19 +4,27 @@
 // activation with its alpha and beta (given and defaulted), clip,
 // input_forget, peepholes, per-batch sequence lengths shorter than the
 // sequence, initial h and c, linear_before_reset, and combinations of
-// present and absent optional inputs and outputs. With -bench PATH it
+// present and absent optional inputs, every combination of present
+// outputs in every direction (outputCombos), and f16 and bf16 nodes
+// (narrowCases). With -bench PATH it
 // writes only the LSTM speed model (64 steps, hidden 128, input 128,
 // batch 1; docs/performance.md) to PATH. Weights and inputs are deterministic pseudo-random values;
 // the expected outputs come from ONNX Runtime, which runs neither
 // layout 1 nor an f64 LSTM: for those cases CASE/reference.onnx wraps the
 // node in Transposes to and from layout 0 and Casts to and from f32, on
-// the same inputs:
+// the same inputs. Nor does it run a 16-bit recurrent node (or take bf16
+// inputs): for those, CASE/reference.onnx is the node in f32 on
+// CASE/reference_data (the inputs widened exactly), and -round writes
+// test_data_set_0's outputs from its outputs, rounded once to the 16-bit
+// type, which is niro's rule:
 //
 //	go run ./scripts/genrnn
 //	for d in testdata/recurrent/*/; do
 //	  m=$d/model.onnx; [ -f $d/reference.onnx ] && m=$d/reference.onnx
-//	  NODE_PATH=/tmp/ort/node_modules node scripts/ort-expected.mjs $m $d/test_data_set_0
+//	  data=$d/test_data_set_0; [ -d $d/reference_data ] && data=$d/reference_data
+//	  NODE_PATH=/tmp/ort/node_modules node scripts/ort-expected.mjs $m $data
 //	done
+//	go run ./scripts/genrnn -round
 //
 // Run from the repository root.
 package main
@@ -24,15 +32,18 @@ package main
 import (
 	"encoding/binary"
 	"flag"
+	"fmt"
 	"log"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/niro-dev/niro/onnxpb"
+	"github.com/niro-dev/niro/tensorio"
 )
 
 const root = "testdata/recurrent"
@@ -64,6 +75,7 @@ type rnnCase struct {
 	LBR        bool
 	Opset      int64
 	Double     bool
+	Narrow     string // "f16" or "bf16": a 16-bit model, checked through an f32 reference
 }
 
 var cases = []rnnCase{
@@ -96,10 +108,20 @@ var cases = []rnnCase{
 
 func main() {
 	bench := flag.String("bench", "", "write only the LSTM speed model, to this path")
+	round := flag.Bool("round", false, "write the 16-bit cases' expected outputs from their f32 reference outputs")
 	flag.Parse()
+	all := append(append(append([]rnnCase{}, cases...), outputCombos()...), narrowCases...)
+	if *round {
+		for _, c := range all {
+			if c.Narrow != "" {
+				roundOutputs(c)
+			}
+		}
+		return
+	}
 	rng := rand.New(rand.NewPCG(9, 11))
 	if *bench == "" {
-		for _, c := range cases {
+		for _, c := range all {
 			writeCase(rng, c)
 		}
 		return
@@ -109,22 +131,95 @@ func main() {
 		HasB: true, HasH0: true, HasC0: true, Outs: [3]bool{true, true, true}})
 }
 
+// outputCombos returns a case for every combination of present outputs
+// (Y, Y_h and, for LSTM, Y_c) in every direction that the cases above do
+// not cover, each with short sequence lengths, biases and initial states
+// so that Y_h and Y_c differ from Y's last step.
+func outputCombos() []rnnCase {
+	covered := map[string]bool{}
+	key := func(op, dir string, outs [3]bool) string { return fmt.Sprint(op, dir, outs) }
+	for _, c := range cases {
+		covered[key(c.Op, c.Dir, c.Outs)] = true
+	}
+	var out []rnnCase
+	for _, op := range []string{"LSTM", "GRU", "RNN"} {
+		n := 3
+		if op != "LSTM" {
+			n = 2
+		}
+		for _, dir := range []string{"forward", "reverse", "bidirectional"} {
+			for mask := 1; mask < 1<<n; mask++ {
+				var outs [3]bool
+				name := "outs_" + strings.ToLower(op) + "_" + dir
+				for i, s := range []string{"y", "yh", "yc"}[:n] {
+					if outs[i] = mask&(1<<i) != 0; outs[i] {
+						name += "_" + s
+					}
+				}
+				if covered[key(op, dir, outs)] {
+					continue
+				}
+				c := rnnCase{Name: name, Op: op, Dir: dir, S: 3, N: 2, I: 2, H: 3, Lens: []int32{3, 2},
+					HasB: true, HasH0: true, Outs: outs}
+				if op == "LSTM" {
+					c.HasC0, c.HasP = true, mask%2 == 1
+				}
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// narrowCases are f16 and bf16 nodes, which niro computes in f32 and
+// rounds once per output.
+var narrowCases = []rnnCase{
+	{Name: "lstm_f16_bidirectional", Op: "LSTM", Dir: "bidirectional", S: 4, N: 2, I: 3, H: 3, Lens: []int32{4, 2},
+		HasB: true, HasH0: true, HasC0: true, HasP: true, Outs: [3]bool{true, true, true}, Clip: 1.5, Narrow: "f16"},
+	{Name: "lstm_bf16_reverse", Op: "LSTM", Dir: "reverse", S: 3, N: 2, I: 2, H: 4, Lens: []int32{2, 3},
+		HasB: true, HasH0: true, Outs: [3]bool{true, true, true}, Narrow: "bf16"},
+	{Name: "gru_f16_lbr", Op: "GRU", Dir: "forward", S: 4, N: 2, I: 3, H: 3, Lens: []int32{3, 4},
+		HasB: true, HasH0: true, Outs: [3]bool{true, true, false}, LBR: true, Narrow: "f16"},
+	{Name: "gru_bf16_bidirectional", Op: "GRU", Dir: "bidirectional", S: 3, N: 2, I: 2, H: 3,
+		HasB: true, Outs: [3]bool{true, true, false}, Narrow: "bf16"},
+	{Name: "rnn_f16_reverse", Op: "RNN", Dir: "reverse", S: 4, N: 3, I: 2, H: 3, Lens: []int32{4, 1, 3},
+		HasB: true, HasH0: true, Outs: [3]bool{true, true, false}, Narrow: "f16"},
+	{Name: "rnn_bf16", Op: "RNN", Dir: "forward", S: 3, N: 2, I: 3, H: 2, HasH0: true, Outs: [3]bool{true, true, false},
+		Acts: []string{"Relu"}, Narrow: "bf16"},
+}
+
 func writeCase(rng *rand.Rand, c rnnCase) {
 	elem := int32(onnxpb.TensorProto_FLOAT)
-	if c.Double {
+	switch {
+	case c.Double:
 		elem = int32(onnxpb.TensorProto_DOUBLE)
+	case c.Narrow == "f16":
+		elem = int32(onnxpb.TensorProto_FLOAT16)
+	case c.Narrow == "bf16":
+		elem = int32(onnxpb.TensorProto_BFLOAT16)
+	}
+	if c.Narrow != "" && c.Layout != 0 {
+		log.Fatalf("%s: a 16-bit case must use layout 0", c.Name)
 	}
 	values := func(n int64, scale float64) []byte {
 		w := 4
-		if c.Double {
+		switch {
+		case c.Double:
 			w = 8
+		case c.Narrow != "":
+			w = 2
 		}
 		b := make([]byte, int(n)*w)
 		for i := 0; i < int(n); i++ {
 			v := (rng.Float64()*2 - 1) * scale
-			if c.Double {
+			switch {
+			case c.Double:
 				binary.LittleEndian.PutUint64(b[8*i:], math.Float64bits(v))
-			} else {
+			case c.Narrow == "f16":
+				binary.LittleEndian.PutUint16(b[2*i:], tensorio.F16FromFloat32(float32(v)))
+			case c.Narrow == "bf16":
+				binary.LittleEndian.PutUint16(b[2*i:], tensorio.BF16FromFloat32(float32(v)))
+			default:
 				binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(v)))
 			}
 		}
@@ -343,6 +438,32 @@ func writeCase(rng *rand.Rand, c rnnCase) {
 		}
 		write(filepath.Join(root, c.Name, "reference.onnx"), ref)
 	}
+	if c.Narrow != "" {
+		// The f32 reference: the same graph on the 16-bit values widened
+		// (exactly) to f32, with its own copy of the inputs; -round then
+		// rounds its outputs once to the 16-bit type, which is niro's rule
+		// (computed in f32, rounded once per op).
+		f32 := int32(onnxpb.TensorProto_FLOAT)
+		ref := proto.Clone(m).(*onnxpb.ModelProto)
+		ref.ProducerName = proto.String("niro scripts/genrnn (f32 reference)")
+		ref.Graph.Name = proto.String(c.Name + "_reference")
+		for _, t := range ref.Graph.Initializer {
+			t.RawData, t.DataType = widen(c.Narrow, t.RawData), proto.Int32(f32)
+		}
+		for _, v := range append(append([]*onnxpb.ValueInfoProto{}, ref.Graph.Input...), ref.Graph.Output...) {
+			if tt := v.GetType().GetTensorType(); tt.GetElemType() == elem {
+				tt.ElemType = proto.Int32(f32)
+			}
+		}
+		write(filepath.Join(root, c.Name, "reference.onnx"), ref)
+		for i, f := range feeds {
+			raw, et := f.raw, f.et
+			if et == elem {
+				raw, et = widen(c.Narrow, raw), f32
+			}
+			write(filepath.Join(root, c.Name, "reference_data", "input_"+itoa(i)+".pb"), tensor(f.name, f.dims, et, raw))
+		}
+	}
 	if c.Name == "bench_lstm" {
 		write(benchPath, m)
 		return
@@ -351,6 +472,59 @@ func writeCase(rng *rand.Rand, c rnnCase) {
 	write(filepath.Join(dir, "model.onnx"), m)
 	for i, f := range feeds {
 		write(filepath.Join(dir, "test_data_set_0", "input_"+itoa(i)+".pb"), tensor(f.name, f.dims, f.et, f.raw))
+	}
+}
+
+// widen converts f16 or bf16 data to f32, exactly.
+func widen(narrow string, raw []byte) []byte {
+	out := make([]byte, 2*len(raw))
+	for i := 0; i < len(raw)/2; i++ {
+		h := binary.LittleEndian.Uint16(raw[2*i:])
+		var f float32
+		if narrow == "bf16" {
+			f = math.Float32frombits(uint32(h) << 16)
+		} else {
+			f = float32(tensorio.F16ToFloat64(h))
+		}
+		binary.LittleEndian.PutUint32(out[4*i:], math.Float32bits(f))
+	}
+	return out
+}
+
+// roundOutputs writes a 16-bit case's expected outputs: its f32
+// reference outputs (reference_data/output_K.pb, from ONNX Runtime)
+// rounded to nearest even in the case's type.
+func roundOutputs(c rnnCase) {
+	et := int32(onnxpb.TensorProto_FLOAT16)
+	if c.Narrow == "bf16" {
+		et = int32(onnxpb.TensorProto_BFLOAT16)
+	}
+	for i := 0; ; i++ {
+		data, err := os.ReadFile(filepath.Join(root, c.Name, "reference_data", "output_"+itoa(i)+".pb"))
+		if os.IsNotExist(err) && i > 0 {
+			return
+		}
+		if err != nil {
+			log.Fatal(err)
+		}
+		t := &onnxpb.TensorProto{}
+		if err := proto.Unmarshal(data, t); err != nil {
+			log.Fatal(err)
+		}
+		if t.GetDataType() != int32(onnxpb.TensorProto_FLOAT) || len(t.RawData)%4 != 0 {
+			log.Fatalf("%s output %d: want f32 raw data", c.Name, i)
+		}
+		raw := make([]byte, len(t.RawData)/2)
+		for k := 0; k < len(raw)/2; k++ {
+			f := math.Float32frombits(binary.LittleEndian.Uint32(t.RawData[4*k:]))
+			h := tensorio.F16FromFloat32(f)
+			if c.Narrow == "bf16" {
+				h = tensorio.BF16FromFloat32(f)
+			}
+			binary.LittleEndian.PutUint16(raw[2*k:], h)
+		}
+		t.RawData, t.DataType = raw, proto.Int32(et)
+		write(filepath.Join(root, c.Name, "test_data_set_0", "output_"+itoa(i)+".pb"), t)
 	}
 }
 

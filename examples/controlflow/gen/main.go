@@ -22,12 +22,25 @@
 //     scan inputs, xs [3, 2] read forward along axis 0 and ys [2, 3] read
 //     in reverse along axis 1; s = s + x·y; the scan outputs are s along
 //     axis 0 forward and along axis 1 in reverse.
+//   - examples/controlflow/scan8: two Scans of opset 8 (a batch axis 0 on
+//     every input and output) over a batch of 3, with a state s [3, 2] and
+//     scan inputs xs read forward and ys [3, 4, 2] read in reverse,
+//     s = s + x·y, both s and x·y as scan outputs: one with sequence_lens
+//     (rows shorter than the sequence: a reverse input starts at the
+//     row's last step, and the outputs past its length are zero), one
+//     without.
+//   - examples/controlflow/loopcond: a Loop with a condition and no trip
+//     count (acc = acc·w + 1 while the sum of acc stays below the limit,
+//     an input) whose scan outputs, acc and the iteration number, have a
+//     run-time extent; their sums are the outputs. The data sets run 0, 4
+//     and 72 iterations (the last grows the scan buffers three times).
 //
 // Run from the repository root: go run ./examples/controlflow/gen
 package main
 
 import (
 	"encoding/binary"
+	"math"
 
 	"google.golang.org/protobuf/proto"
 
@@ -62,6 +75,8 @@ func main() {
 	ifShapeModel()
 	loopModel()
 	scanModel()
+	scan8Model()
+	loopCondModel()
 }
 
 func ifModel() {
@@ -192,4 +207,66 @@ func scanModel() {
 	og.WriteInput(dir, 0, 0, og.Tensor("s0", []int64{2}, b.Floats(2, 0, 1)))
 	og.WriteInput(dir, 0, 1, og.Tensor("xs", []int64{3, 2}, b.Floats(6, 0, 1)))
 	og.WriteInput(dir, 0, 2, og.Tensor("ys", []int64{2, 3}, b.Floats(6, 0, 1)))
+}
+
+func scan8Model() {
+	const dir = "examples/controlflow/scan8"
+	b := og.New(17, 19)
+	body := func(name string) *onnxpb.GraphProto {
+		sb := b.Sub()
+		sb.Node("Mul", []string{"xt", "yt"}, "p")
+		sb.Node("Add", []string{"s", "p"}, "s_out")
+		sb.Node("Identity", []string{"s_out"}, "o0")
+		return sb.Graph(name,
+			[]*onnxpb.ValueInfoProto{og.Info("s", f32, []int64{2}), og.Info("xt", f32, []int64{2}), og.Info("yt", f32, []int64{2})},
+			[]*onnxpb.ValueInfoProto{og.Info("s_out", f32, []int64{2}), og.Info("o0", f32, []int64{2}), og.Info("p", f32, []int64{2})})
+	}
+	b.NodeOuts("Scan", []string{"lens", "s0", "xs", "ys"}, []string{"s_final", "sums", "prods"}, og.GraphAttr("body", body("body")),
+		og.Int("num_scan_inputs", 2), og.Ints("directions", 0, 1))
+	b.NodeOuts("Scan", []string{"", "s0", "xs", "ys"}, []string{"s_full", "sums_full", "prods_full"}, og.GraphAttr("body", body("body_full")),
+		og.Int("num_scan_inputs", 2), og.Ints("directions", 0, 1))
+	g := b.Graph("scan8_batch",
+		[]*onnxpb.ValueInfoProto{og.Info("lens", i64, []int64{3}), og.Info("s0", f32, []int64{3, 2}),
+			og.Info("xs", f32, []int64{3, 4, 2}), og.Info("ys", f32, []int64{3, 4, 2})},
+		[]*onnxpb.ValueInfoProto{og.Info("s_final", f32, []int64{3, 2}), og.Info("sums", f32, []int64{3, 4, 2}), og.Info("prods", f32, []int64{3, 4, 2}),
+			og.Info("s_full", f32, []int64{3, 2}), og.Info("sums_full", f32, []int64{3, 4, 2}), og.Info("prods_full", f32, []int64{3, 4, 2})})
+	og.WriteGraph(dir, g, 8)
+	for set, lens := range [][]int64{{4, 2, 3}, {1, 4, 1}} {
+		og.WriteInput(dir, set, 0, int64T("lens", []int64{3}, lens...))
+		og.WriteInput(dir, set, 1, og.Tensor("s0", []int64{3, 2}, b.Floats(6, 0, 1)))
+		og.WriteInput(dir, set, 2, og.Tensor("xs", []int64{3, 4, 2}, b.Floats(24, 0, 1)))
+		og.WriteInput(dir, set, 3, og.Tensor("ys", []int64{3, 4, 2}, b.Floats(24, 0, 1)))
+	}
+}
+
+func loopCondModel() {
+	const dir = "examples/controlflow/loopcond"
+	b := og.New(21, 23)
+	w := b.Values("w", []int64{2}, 1.1, 1.05)
+	lb := b.Sub()
+	lb.Node("Mul", []string{"acc", w}, "scaled")
+	lb.Node("Add", []string{"scaled", b.Scalar("one", 1)}, "acc_out")
+	lb.Node("ReduceSum", []string{"acc_out"}, "total", og.Int("keepdims", 0))
+	lb.Node("Less", []string{"total", "limit"}, "cond_out")
+	lb.Node("Cast", []string{"i"}, "fi", og.Int("to", int64(f32)))
+	lb.Node("Identity", []string{"acc_out"}, "acc_scan")
+	body := lb.Graph("body",
+		[]*onnxpb.ValueInfoProto{og.Info("i", i64, nil), og.Info("cond_in", b1, nil), og.Info("acc", f32, []int64{2})},
+		[]*onnxpb.ValueInfoProto{og.Info("cond_out", b1, nil), og.Info("acc_out", f32, []int64{2}), og.Info("acc_scan", f32, []int64{2}), og.Info("fi", f32, nil)})
+	b.NodeOuts("Loop", []string{"", "cond", "x"}, []string{"acc_final", "accs", "iters"}, og.GraphAttr("body", body))
+	b.Node("ReduceSum", []string{"accs", b.Add(int64T("axes", []int64{1}, 0))}, "accs_sum", og.Int("keepdims", 0))
+	b.Node("ReduceSum", []string{"iters", "axes"}, "iters_sum", og.Int("keepdims", 0))
+	g := b.Graph("loop_condition_only",
+		[]*onnxpb.ValueInfoProto{og.Info("cond", b1, nil), og.Info("x", f32, []int64{2}), og.Info("limit", f32, nil)},
+		[]*onnxpb.ValueInfoProto{og.Info("acc_final", f32, []int64{2}), og.Info("accs_sum", f32, []int64{2}),
+			og.Info("iters_sum", f32, nil)})
+	og.WriteGraph(dir, g, 17)
+	for set, c := range []struct {
+		cond  bool
+		limit float32
+	}{{false, 10}, {true, 10}, {true, 1e4}} {
+		og.WriteInput(dir, set, 0, boolT("cond", c.cond))
+		og.WriteInput(dir, set, 1, og.Tensor("x", []int64{2}, b.Floats(2, 0.5, 0.2)))
+		og.WriteInput(dir, set, 2, og.Tensor("limit", nil, binary.LittleEndian.AppendUint32(nil, math.Float32bits(c.limit))))
+	}
 }

@@ -1,0 +1,1 @@
+B	acc_finalJn8FɎ'D

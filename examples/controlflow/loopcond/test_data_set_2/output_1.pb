@@ -1,0 +1,1 @@
+Baccs_sumJıbÕG;EF

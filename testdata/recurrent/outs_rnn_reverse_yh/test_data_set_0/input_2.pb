@@ -1,0 +1,1 @@
+B	initial_hJ±s£ΎVD=Qτύ>\Κl>JX΅>hΤΎ
