@@ -127,6 +127,9 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.depthwiseNHWC(op, rt, xt, wt, elem)
 		return
 	}
+	if fe.convGeneral(op, rt, xt, wt, elem) {
+		return
+	}
 	lo := make([]int64, S+2)
 	hi := make([]int64, S+2)
 	copy(lo[2:], op.Pads[:S])
