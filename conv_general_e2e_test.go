@@ -19,14 +19,15 @@ import (
 // register blocks, with strides (a column stride takes the per-kernel-
 // column gather), dilations, asymmetric pads, pointwise kernels, channel
 // multipliers, per-channel grouped blocks (M/G < 8 or more than 16 groups)
-// and per-group blocks (M/G ≥ 8, at most 16 groups).
+// and per-group blocks (M/G ≥ 8, at most 16 groups), and block channel
+// counts of 16k + 1, which get a padding channel (33, 17, 34 = 2 × 17).
 var generalConvCases = []convCase{
 	// 1-D
 	{x: []int64{2, 5, 37}, w: []int64{19, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true},
 	{x: []int64{1, 6, 29}, w: []int64{33, 6, 4}, strides: []int64{3}, dilations: []int64{2}, pads: []int64{2, 3}, groups: 1},
 	{x: []int64{3, 8, 17}, w: []int64{12, 2, 5}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{4, 1}, groups: 4, bias: true},
 	{x: []int64{2, 7, 15}, w: []int64{9, 7, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 0}, groups: 1, bias: true},
-	{x: []int64{1, 10, 20}, w: []int64{10, 1, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 10},
+	{x: []int64{1, 17, 20}, w: []int64{17, 1, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 17},
 	{x: []int64{1, 16, 40}, w: []int64{32, 8, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 2, bias: true},
 	// 2-D grouped: per output channel (M/G < 8), channel multipliers
 	{x: []int64{1, 40, 7, 9}, w: []int64{40, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 20, bias: true},
@@ -38,6 +39,7 @@ var generalConvCases = []convCase{
 	{x: []int64{1, 12, 9, 11}, w: []int64{24, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
 	{x: []int64{2, 8, 10, 13}, w: []int64{36, 4, 3, 2}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 1, 0, 1}, groups: 2},
 	{x: []int64{1, 4, 6, 7}, w: []int64{40, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true},
+	{x: []int64{1, 4, 6, 7}, w: []int64{34, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true},
 	// 3-D
 	{x: []int64{1, 4, 5, 7, 19}, w: []int64{35, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true},
 	{x: []int64{2, 3, 6, 9, 11}, w: []int64{10, 3, 2, 3, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 0, 2, 1}, groups: 1},

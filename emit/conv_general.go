@@ -65,6 +65,13 @@ type convGeom struct {
 	wtyp                 string
 	accElem              niro.ScalarType
 	perGroup, perChannel bool
+	// mp is the channel count of one block's accumulator per group (one
+	// group: of the whole): M/G, or M/G + 1 where the block's channel count
+	// would leave a remainder of one channel after the schedule's 16- or
+	// 32-wide blocks (a one-channel block the schedule's unit-dimension
+	// folding does not finish on in MLIR 22). The extra channel's values are
+	// never read back.
+	mp int64
 }
 
 // convGeneral lowers op (1-D or 3-D, or 2-D with groups other than 1 and
@@ -101,16 +108,26 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 			g.perChannel = true
 		}
 	}
+	g.mp = g.Mg
+	block := g.M
+	if g.perGroup {
+		block = g.Mg
+	}
+	if block > 1 && block%16 == 1 {
+		g.mp++
+	}
+	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
 	case g.G == 1 && g.k == [3]int64{1, 1, 1}:
+		g.mp = g.M
 		acc := fe.convPointwise(&g)
-		fe.convGeneralEpilogue(op, rt, &g, acc, 1)
+		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
 	case g.perGroup:
 		acc := fe.convPerGroup(&g)
-		fe.convGeneralEpilogue(op, rt, &g, acc, g.G)
+		fe.convGeneralEpilogue(op, rt, &g, acc, append([]int64{g.G}, append(oneRow, g.mp)...), "[[0], [1, 2], [3], [4], [5]]", true)
 	default:
 		acc := fe.convFolded(&g)
-		fe.convGeneralEpilogue(op, rt, &g, acc, 1)
+		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.G*g.mp), "[[0, 1], [2], [3], [4, 5]]", false)
 	}
 	return true
 }
@@ -181,41 +198,41 @@ func (fe *funcEmitter) collapse(t string, from []int64, elem string, sizes ...in
 	return r, to
 }
 
-// transposedFilter writes W [M, C/G, K…] as [C/G·KD, KH, KW, M]
-// (perGroup: [G, C/G·KD, KH, KW, M/G]) and returns its name and dims.
+// transposedFilter writes W [M, C/G, K…] as [C/G·KD, KH, KW, G·mp]
+// (perGroup: [G, C/G·KD, KH, KW, mp]) and returns its name and dims. A
+// padding channel reads some channel of W (the next group's first) or 0.
 func (fe *funcEmitter) transposedFilter(g *convGeom) (string, []int64) {
-	// W's axes in terms of the loops (g?, c, kd, kh, kw, m).
+	// Loops: [g] c kd kh kw [g] m′ (the group axis first per group, next
+	// to m′ per channel; absent with one group).
 	var dims []int64
-	base := 0
-	if g.perGroup {
+	base, grp := 0, -1
+	switch {
+	case g.perGroup:
+		dims, base, grp = []int64{g.G}, 1, 0
+	case g.G > 1:
+		grp = 4
+	}
+	dims = append(dims, g.Cg, g.k[0], g.k[1], g.k[2])
+	if grp == 4 {
 		dims = append(dims, g.G)
-		base = 1
 	}
-	mDim := g.M
-	if g.perGroup {
-		mDim = g.Mg
+	dims = append(dims, g.mp)
+	mAxis := convAxis{terms: []convTerm{{len(dims) - 1, 1}}, size: g.M}
+	if grp >= 0 {
+		mAxis.terms = append(mAxis.terms, convTerm{grp, g.Mg})
 	}
-	dims = append(dims, g.Cg, g.k[0], g.k[1], g.k[2], mDim)
-	R := len(dims)
-	d := func(i int) string { return "d" + strconv.Itoa(i) }
-	m := d(base + 4)
-	if g.perGroup {
-		m = fmt.Sprintf("%s * %d + %s", d(0), g.Mg, d(base+4))
-	}
-	exprs := []string{m, d(base)}
+	axes := []convAxis{mAxis, {terms: []convTerm{{base, 1}}, size: g.Cg}}
 	for i := 0; i < 3; i++ {
 		if g.axis[i] >= 0 {
-			exprs = append(exprs, d(base+1+i))
+			axes = append(axes, convAxis{terms: []convTerm{{base + 1 + i, 1}}, size: g.k[i]})
 		}
 	}
-	typ := tensorTypeOf(dims, g.elem)
-	wT := fe.tmp()
-	fe.generic(wT, parallel(R),
-		[]genericOperand{{name: g.wname, typ: g.wtyp, elem: g.elem, amap: affineMap(R, exprs)}},
-		genericOperand{name: fe.empty(dims, g.elem, nil), typ: typ, elem: g.elem, amap: identityMap(R)},
-		"", func(args []string) string { return args[0] })
-	if g.perGroup {
+	wT := fe.gatherZero(g.wname, g.wtyp, g.xElem, g.elem, dims, axes)
+	switch {
+	case g.perGroup:
 		return fe.collapse(wT, dims, g.elem, 1, 2, 1, 1, 1)
+	case g.G > 1:
+		return fe.collapse(wT, dims, g.elem, 2, 1, 1, 2)
 	}
 	return fe.collapse(wT, dims, g.elem, 2, 1, 1, 1)
 }
@@ -252,7 +269,7 @@ func (fe *funcEmitter) convFolded(g *convGeom) string {
 		col = g.o[2]
 	}
 	if g.perChannel {
-		dims = append(dims, g.Cg, g.k[0], g.N, g.o[0], g.hp, col, g.G, g.Mg)
+		dims = append(dims, g.Cg, g.k[0], g.N, g.o[0], g.hp, col, g.G, g.mp)
 		axes = g.xAxes(off+2, off+6, off+0, off+3, off+1, off+4, off+5, kw)
 		sizes = append(sizes, 2, 2, 1, 1, 2)
 	} else {
@@ -263,7 +280,7 @@ func (fe *funcEmitter) convFolded(g *convGeom) string {
 	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, axes)
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
-	return fe.convBlock(g, xg, xgDims, wT, wDims, g.M, "")
+	return fe.convBlock(g, xg, xgDims, wT, wDims, g.G*g.mp, "")
 }
 
 // convBlock writes the rank-7 generic (n′, oh, ow, m, c′, kh, kw) over the
@@ -335,7 +352,7 @@ func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
 	NP := g.N * g.o[0]
-	accDims := []int64{g.G, NP, g.o[1], g.o[2], g.Mg}
+	accDims := []int64{g.G, NP, g.o[1], g.o[2], g.mp}
 	accTyp := tensorTypeOf(accDims, g.acc)
 	dest := fe.empty(accDims, g.acc, nil)
 	// The group axis of the gather: after kw with a column stride.
@@ -366,7 +383,7 @@ func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 		pos := fmt.Sprintf("[%d, 0, 0, 0, 0] [1, %d, %d, %d, %d] [1, 1, 1, 1, 1]", i, blkDims[0], blkDims[1], blkDims[2], blkDims[3])
 		init := fe.tmp()
 		fe.line("%s = tensor.extract_slice %s%s : %s to %s", init, dest, pos, accTyp, blkTyp)
-		blk := fe.convBlock(g, xs, xsDims, ws, wsDims, g.Mg, init)
+		blk := fe.convBlock(g, xs, xsDims, ws, wsDims, g.mp, init)
 		next := fe.tmp()
 		fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", next, blk, dest, pos, blkTyp, accTyp)
 		dest = next
@@ -423,21 +440,36 @@ func make1(n int) []int64 {
 }
 
 // convGeneralEpilogue writes op's result from the accumulator sum,
-// [Gx, N·OD, OH, OW, M/Gx] (without the leading axis for Gx = 1): read
+// expanded by the reassociation re into full: [N, OD, OH, OW, Gx, Mxp]
+// or, groupFirst, [Gx, N, OD, OH, OW, Mxp], where result channel
+// gx·(M/Gx) + mx (mx < M/Gx ≤ Mxp) is at (gx, mx). The accumulator is read
 // back in NC… order, the bias added, 16-bit floats rounded once.
-func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g *convGeom, sum string, Gx int64) {
+func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g *convGeom, sum string, from []int64, re string, groupFirst bool) {
 	res := op.Result
+	var full []int64
+	if groupFirst {
+		full = []int64{from[0], g.N, g.o[0], g.o[1], g.o[2], from[4]}
+	} else {
+		Gx := int64(1)
+		if g.G > 1 {
+			Gx = g.G
+		}
+		full = []int64{g.N, g.o[0], g.o[1], g.o[2], Gx, from[3] / Gx}
+	}
+	Gx := full[4]
+	if groupFirst {
+		Gx = full[0]
+	}
 	Mx := g.M / Gx
-	// The accumulator as [Gx, N, OD, OH, OW, Mx].
-	full := []int64{Gx, g.N, g.o[0], g.o[1], g.o[2], Mx}
 	fullTyp := tensorTypeOf(full, g.acc)
 	acc := fe.tmp()
-	if Gx == 1 {
-		from := []int64{g.N * g.o[0], g.o[1], g.o[2], g.M}
-		fe.line("%s = tensor.expand_shape %s [[0, 1, 2], [3], [4], [5]] output_shape [%s] : %s into %s", acc, sum, dimList(full), tensorTypeOf(from, g.acc), fullTyp)
-	} else {
-		from := []int64{Gx, g.N * g.o[0], g.o[1], g.o[2], Mx}
-		fe.line("%s = tensor.expand_shape %s [[0], [1, 2], [3], [4], [5]] output_shape [%s] : %s into %s", acc, sum, dimList(full), tensorTypeOf(from, g.acc), fullTyp)
+	fe.line("%s = tensor.expand_shape %s %s output_shape [%s] : %s into %s", acc, sum, re, dimList(full), tensorTypeOf(from, g.acc), fullTyp)
+	if full[5] != Mx {
+		// Leave the padding channel out.
+		cut := append(append([]int64(nil), full[:5]...), Mx)
+		t := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s[0, 0, 0, 0, 0, 0] [%s] [1, 1, 1, 1, 1, 1] : %s to %s", t, acc, dimList(cut), fullTyp, tensorTypeOf(cut, g.acc))
+		acc, full, fullTyp = t, cut, tensorTypeOf(cut, g.acc)
 	}
 	// Loops over the result: (n, m, o…) for Gx = 1, else (n, gx, mx, o…)
 	// over the result viewed with its channel axis split.
@@ -449,20 +481,19 @@ func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g 
 		R, first = S+3, 3
 	}
 	d := func(i int) string { return "d" + strconv.Itoa(i) }
-	sp := make([]string, 3)
-	for i := 0; i < 3; i++ {
-		sp[i] = "0"
-	}
+	sp := []string{"0", "0", "0"}
 	for j := 0; j < S; j++ {
 		sp[3-S+j] = d(first + j)
 	}
-	var accExprs, biasExprs []string
+	gxE, mxE := "0", d(1)
+	biasExprs := []string{d(1)}
 	if split {
-		accExprs = append([]string{d(1), d(0)}, append(sp, d(2))...)
+		gxE, mxE = d(1), d(2)
 		biasExprs = []string{d(1), d(2)}
-	} else {
-		accExprs = append([]string{"0", d(0)}, append(sp, d(1))...)
-		biasExprs = []string{d(1)}
+	}
+	accExprs := append(append([]string{d(0)}, sp...), gxE, mxE)
+	if groupFirst {
+		accExprs = append(append([]string{gxE, d(0)}, sp...), mxE)
 	}
 	ins := []genericOperand{{name: acc, typ: fullTyp, elem: g.acc, amap: affineMap(R, accExprs)}}
 	if op.HasBias() {
