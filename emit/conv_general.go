@@ -72,6 +72,7 @@ type convGeom struct {
 	// folding does not finish on in MLIR 22). The extra channel's values are
 	// never read back.
 	mp int64
+	x  niro.Value
 }
 
 // convGeneral lowers op (1-D or 3-D, or 2-D with groups other than 1 and
@@ -100,7 +101,7 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	g.hp = (g.o[1]-1)*g.stride[1] + (g.k[1]-1)*g.dil[1] + 1
 	g.wp = g.o[2] + (g.k[2]-1)*g.dil[2]
 	g.colStride = g.stride[2] > 1
-	g.xname, g.xtyp, g.wname, g.wtyp = name(op.X), fe.typ(op.X), name(op.W), fe.typ(op.W)
+	g.xname, g.xtyp, g.wname, g.wtyp, g.x = name(op.X), fe.typ(op.X), name(op.W), fe.typ(op.W), op.X
 	if g.G > 1 {
 		if g.Mg >= 8 && g.G <= 16 {
 			g.perGroup = true
@@ -277,7 +278,7 @@ func (fe *funcEmitter) convFolded(g *convGeom) string {
 		axes = g.xAxes(off+0, -1, off+4, off+1, off+5, off+2, off+3, kw)
 		sizes = append(sizes, 2, 1, 1, 2)
 	}
-	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, axes)
+	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
 	return fe.convBlock(g, xg, xgDims, wT, wDims, g.G*g.mp, "")
@@ -348,7 +349,7 @@ func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 	dims = append(dims, g.G, g.N, g.o[0], g.hp, col, g.Cg, g.k[0])
 	axes := g.xAxes(off, off-1, off+4, off+1, off+5, off+2, off+3, kw)
 	sizes = append(sizes, 1, 2, 1, 1, 2)
-	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, axes)
+	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
 	NP := g.N * g.o[0]
@@ -402,7 +403,7 @@ func (fe *funcEmitter) convPointwise(g *convGeom) string {
 			axes = append(axes, convAxis{terms: []convTerm{{1 + i, g.stride[i]}}, off: g.padLo[i], size: g.in[i]})
 		}
 	}
-	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, axes)
+	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
 	x2, x2Dims := fe.collapse(xg, dims, g.elem, 4, 1)
 	w2, _ := fe.collapse(g.wname, append([]int64{g.M, g.C}, make1(g.S)...), g.elem, 1, 1+g.S)
 	w2t := tensorTypeOf([]int64{g.M, g.C}, g.elem)
@@ -471,6 +472,10 @@ func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g 
 		fe.line("%s = tensor.extract_slice %s[0, 0, 0, 0, 0, 0] [%s] [1, 1, 1, 1, 1, 1] : %s to %s", t, acc, dimList(cut), fullTyp, tensorTypeOf(cut, g.acc))
 		acc, full, fullTyp = t, cut, tensorTypeOf(cut, g.acc)
 	}
+	if fe.channelsLast(res) {
+		fe.generalNHWCEpilogue(op, rt, g, acc, fullTyp, Gx, Mx, groupFirst)
+		return
+	}
 	// Loops over the result: (n, m, o…) for Gx = 1, else (n, gx, mx, o…)
 	// over the result viewed with its channel axis split.
 	S := g.S
@@ -528,5 +533,57 @@ func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g 
 		})
 	if split {
 		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2]%s] : %s into %s", name(res), dst, tailGroups(3, S), outTyp, fe.typ(res))
+	}
+}
+
+// generalNHWCEpilogue writes the channels-last result of a 2-D op from
+// the accumulator acc (6-D, as convGeneralEpilogue expands it): loops
+// (n, oh, ow, m), or (n, oh, ow, gx, mx) over the result viewed with its
+// channel axis split.
+func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g *convGeom, acc, accTyp string, Gx, Mx int64, groupFirst bool) {
+	res := op.Result
+	split := Gx > 1
+	R := 4
+	gxE, mxE := "0", "d3"
+	biasExprs := []string{"d3"}
+	outDims := nhwcDims(rt.Dims)
+	if split {
+		R, gxE, mxE = 5, "d3", "d4"
+		biasExprs = []string{"d3", "d4"}
+		outDims = []int64{rt.Dims[0], rt.Dims[2], rt.Dims[3], Gx, Mx}
+	}
+	accExprs := []string{"d0", "0", "d1", "d2", gxE, mxE}
+	if groupFirst {
+		accExprs = []string{gxE, "d0", "0", "d1", "d2", mxE}
+	}
+	ins := []genericOperand{{name: acc, typ: accTyp, elem: g.acc, amap: affineMap(R, accExprs)}}
+	if op.HasBias() {
+		b, btyp := name(op.B), fe.typ(op.B)
+		if split {
+			bt := tensorTypeOf([]int64{Gx, Mx}, g.elem)
+			t := fe.tmp()
+			fe.line("%s = tensor.expand_shape %s [[0, 1]] output_shape [%d, %d] : %s into %s", t, b, Gx, Mx, btyp, bt)
+			b, btyp = t, bt
+		}
+		ins = append(ins, genericOperand{name: b, typ: btyp, elem: g.elem, amap: affineMap(R, biasExprs)})
+	}
+	outTyp := tensorTypeOf(outDims, g.elem)
+	dst := name(res)
+	if split {
+		dst = fe.tmp()
+	}
+	fe.generic(dst, parallel(R), ins,
+		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: outTyp, elem: g.elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
+				y = s
+			}
+			return fe.narrow(g.xElem, y)
+		})
+	if split {
+		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : %s into %s", name(res), dst, outTyp, fe.typ(res))
 	}
 }

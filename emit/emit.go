@@ -207,6 +207,7 @@ type funcEmitter struct {
 	consts   map[int64]bool // index constants used, hoisted into the prologue
 	constSeq []int64
 	badValue map[niro.ValueID]bool // values already reported
+	nhwc     map[niro.ValueID]bool // 4-D values kept channels-last (layout.go)
 }
 
 func newFuncEmitter(e *emitter, f *niro.Function) *funcEmitter {
@@ -278,6 +279,9 @@ func names(vs []niro.Value) string {
 // typ returns the MLIR type of v, reporting an unsupported type once per
 // value.
 func (fe *funcEmitter) typ(v niro.Value) string {
+	if t, ok := fe.layoutType(v); ok {
+		return t
+	}
 	s, err := mlirType(v.Type)
 	if err != nil {
 		if !fe.badValue[v.ID] {

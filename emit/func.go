@@ -16,6 +16,7 @@ const weightsArg = "%weights"
 // linkage, for the others.
 func (fe *funcEmitter) function() {
 	f := fe.f
+	fe.planLayout()
 	entry := f.Entry()
 	var params, prologue []string
 	var unpacks []func()
