@@ -40,6 +40,10 @@ var generalConvCases = []convCase{
 	{x: []int64{2, 8, 10, 13}, w: []int64{36, 4, 3, 2}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 1, 0, 1}, groups: 2},
 	{x: []int64{1, 4, 6, 7}, w: []int64{40, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true},
 	{x: []int64{1, 4, 6, 7}, w: []int64{34, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true},
+	// 2-D with 16k + 1 output channels (one group, depthwise), which
+	// conv_nhwc.go's blocks would leave a one-channel remainder block
+	{x: []int64{1, 6, 5, 12}, w: []int64{33, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+	{x: []int64{1, 33, 5, 12}, w: []int64{33, 1, 3, 3}, strides: []int64{1, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 33},
 	// 3-D
 	{x: []int64{1, 4, 5, 7, 19}, w: []int64{35, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true},
 	{x: []int64{2, 3, 6, 9, 11}, w: []int64{10, 3, 2, 3, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 0, 2, 1}, groups: 1},
