@@ -114,7 +114,8 @@ func TestE2EConvGeneralExact(t *testing.T) {
 
 // TestConvGeneralScheduled checks that the convolution schedule takes the
 // cases of generalConvCases with more than one output channel per block
-// (f32 and f64): after it, no niro.conv2d generic is left, the blocks
+// (f32 and f64): after it, no niro.conv2d or niro.dwconv2d generic (a
+// channel multiplier's depthwise block) is left, the blocks
 // multiply and add as separate vector operations, and nothing fuses them.
 // The pointwise ones are contractions and are checked after the
 // contraction schedule.
@@ -133,8 +134,10 @@ func TestConvGeneralScheduled(t *testing.T) {
 					stage, tag = "contraction", "niro.contraction"
 				}
 				ir := fusedIRThrough(t, path, stage)
-				if strings.Contains(ir, tag) {
-					t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
+				for _, tag := range []string{tag, "niro.dwconv2d"} {
+					if strings.Contains(ir, tag) {
+						t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
+					}
 				}
 				if !regexp.MustCompile(`arith\.mulf .* : vector<[0-9x]*`+e+`>`).MatchString(ir) ||
 					!regexp.MustCompile(`arith\.addf .* : vector<[0-9x]*`+e+`>`).MatchString(ir) {

@@ -36,7 +36,9 @@ import (
 //     [C/G·KD, N·OD, Hp, Wp, M], and the generic reads X through (c′, n′,
 //     h, w, m): an element-wise block along m, as the depthwise block is
 //     (a depthwise convolution with a channel multiplier is the case
-//     C/G = 1). With M/G ≥ 8 and at most 16 groups, each group is a
+//     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
+//     over X gathered per output channel). With M/G ≥ 8 and at most 16
+//     groups, each group is a
 //     one-group convolution of its own on a slice of a per-group gather
 //     ([G, N·OD, Hp, Wp, C/G·KD]), writing its slice of a
 //     [G, N·OD, OH, OW, M/G] accumulator;
@@ -281,10 +283,51 @@ func (fe *funcEmitter) convFolded(g *convGeom) string {
 		axes = g.xAxes(off+0, -1, off+4, off+1, off+5, off+2, off+3, kw)
 		sizes = append(sizes, 2, 1, 1, 2)
 	}
+	dw := g.perChannel && g.Cg*g.k[0] == 1
+	if dw {
+		// One input channel per output channel (a channel multiplier):
+		// the unit c′ axis goes, and the depthwise block takes it.
+		if g.colStride {
+			sizes = []int{1, 4, 1, 1, 2}
+		} else {
+			sizes = []int{4, 1, 1, 2}
+		}
+	}
 	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
+	if dw {
+		wT, wDims = fe.collapse(wT, wDims, g.elem, 2, 1, 1)
+		return fe.dwBlock(g, xg, xgDims, wT, wDims, g.G*g.mp)
+	}
 	return fe.convBlock(g, xg, xgDims, wT, wDims, g.G*g.mp, "")
+}
+
+// dwBlock writes the rank-6 depthwise generic (n′, oh, ow, m, kh, kw),
+// tagged niro.dwconv2d as conv_nhwc.go's, over X gathered per output
+// channel ([KW?,] N·OD, Hp, Wp or OW, M) and the filter as [KH, KW, M],
+// into a zero-filled accumulator, and returns it.
+func (fe *funcEmitter) dwBlock(g *convGeom, xg string, xgDims []int64, wT string, wDims []int64, M int64) string {
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	row := windowExpr(d(1), g.stride[1], d(4), g.dil[1])
+	xExprs := []string{d(0), row, windowExpr(d(2), 1, d(5), g.dil[2]), d(3)}
+	if g.colStride {
+		xExprs = []string{d(5), d(0), row, d(2), d(3)}
+	}
+	accDims := []int64{xgDims[b2i(g.colStride)], g.o[1], g.o[2], M}
+	accTyp := tensorTypeOf(accDims, g.acc)
+	filled := fe.fill(fe.empty(accDims, g.acc, nil), accTyp, g.acc, fe.scalarConst(g.accElem, 0), 4)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xg, typ: tensorTypeOf(xgDims, g.elem), elem: g.elem, amap: affineMap(6, xExprs)},
+			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
+		convTag("niro.dwconv2d", M), func(args []string) string {
+			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
+		})
+	return sum
 }
 
 // convBlock writes the rank-7 generic (n′, oh, ow, m, c′, kh, kw) over the
