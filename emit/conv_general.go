@@ -38,10 +38,9 @@ import (
 //     (a depthwise convolution with a channel multiplier is the case
 //     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
 //     over X gathered per output channel). With M/G ≥ 8 and at most 16
-//     groups, each group is a
-//     one-group convolution of its own on a slice of a per-group gather
-//     ([G, N·OD, Hp, Wp, C/G·KD]), writing its slice of a
-//     [G, N·OD, OH, OW, M/G] accumulator;
+//     groups, each group is a one-group convolution of its own on a slice
+//     of a per-group gather ([G, N·OD, Hp, Wp, C/G·KD]), writing its
+//     slice of a [G, N·OD, OH, OW, M/G] accumulator;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral);
