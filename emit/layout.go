@@ -10,14 +10,14 @@ import "github.com/niro-dev/niro/niro"
 // run on NCHW tensors in between. planLayout picks the 4-D values that
 // are instead kept as N×H×W×C tensors inside the function:
 //
-//   - a value can be channels-last if a 2-D convolution or an element-wise
-//     Binary or Unary op defines it; for an element-wise op, at least one
+//   - a value can be channels-last if a 2-D convolution, a 2-D pool or an
+//     element-wise Binary or Unary op defines it; for an element-wise op, at least one
 //     operand must be channels-last and every channels-last operand must
 //     have the result's shape (the others, NCHW tensors or broadcast
 //     parameters such as a C×1×1 scale, are read through a permuted map);
-//   - every use of it must be the input X of a 2-D convolution or an
-//     operand of a channels-last element-wise op, in the function's entry
-//     block. A value returned, reshaped, pooled or read by any other op
+//   - every use of it must be the input X of a 2-D convolution or pool or
+//     an operand of a channels-last element-wise op, in the function's
+//     entry block. A value returned, reshaped or read by any other op
 //     stays NCHW, so the layout changes only at the graph's edges (and at
 //     ops that do not carry it).
 //
@@ -42,6 +42,10 @@ func (fe *funcEmitter) planLayout() {
 		switch op := op.(type) {
 		case *niro.Conv:
 			if conv2DStatic(op) {
+				cand[op.Result.ID] = true
+			}
+		case *niro.Pool:
+			if pool2DStatic(op) {
 				cand[op.Result.ID] = true
 			}
 		case *niro.Binary, *niro.Unary:
@@ -88,6 +92,11 @@ func (fe *funcEmitter) planLayout() {
 					drop(o.B.ID)
 				}
 				continue
+			case *niro.Pool:
+				if !pool2DStatic(o) {
+					drop(o.X.ID)
+				}
+				continue
 			case *niro.Binary, *niro.Unary:
 				r := op.Results()[0]
 				rt, _ := rankedTensor(r)
@@ -129,6 +138,15 @@ func conv2DStatic(op *niro.Conv) bool {
 	return ok1 && ok2 && ok3 && xt.Rank() == 4 && xt.HasStaticShape() && rt.HasStaticShape() && wt.HasStaticShape() && isFloat(xt.Elem) &&
 		len(op.Pads) == 4 && len(op.Strides) == 2 && len(op.Dilations) == 2 && op.Groups >= 1 &&
 		xt.Dims[1]%op.Groups == 0 && wt.Dims[0]%op.Groups == 0 && wt.Dims[1] == xt.Dims[1]/op.Groups
+}
+
+// pool2DStatic reports whether op is a 2-D pool with static shapes on a
+// floating-point type: one that pool lowers channels-last.
+func pool2DStatic(op *niro.Pool) bool {
+	xt, ok1 := rankedTensor(op.X)
+	rt, ok2 := rankedTensor(op.Result)
+	return ok1 && ok2 && xt.Rank() == 4 && xt.HasStaticShape() && rt.HasStaticShape() && isFloat(xt.Elem) &&
+		len(op.Kernel) == 2 && len(op.Pads) == 4 && len(op.Strides) == 2 && len(op.Dilations) == 2
 }
 
 func isFloat(e niro.ScalarType) bool {
