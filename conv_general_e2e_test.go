@@ -112,6 +112,18 @@ func TestE2EConvGeneralExact(t *testing.T) {
 	}
 }
 
+// TestE2EConvBF16Pointwise checks bf16 1×1 convolutions (1-D and 2-D)
+// whose contraction form LLVM 22 cannot select on x86: conv_general.go
+// gives them the rank-7 block, bit for bit as the loop nest.
+func TestE2EConvBF16Pointwise(t *testing.T) {
+	for i, c := range []convCase{
+		{x: []int64{2, 7, 1, 8}, w: []int64{9, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		{x: []int64{2, 7, 15}, w: []int64{9, 7, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 0}, groups: 1, bias: true},
+	} {
+		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvExact(t, c, "bf16") })
+	}
+}
+
 // TestConvGeneralScheduled checks that the convolution schedule takes the
 // cases of generalConvCases with more than one output channel per block
 // (f32 and f64): after it, no niro.conv2d or niro.dwconv2d generic (a
