@@ -119,12 +119,28 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))
 		return
 	}
+	// A block channel count of 16k + 1 would leave the convolution
+	// schedule a one-channel block, which its unit-dimension folding does
+	// not finish on in MLIR 22; conv_general.go gives it a padding channel.
+	if S == 2 && wt.Dims[0] > 1 && wt.Dims[0]%16 == 1 && fe.convGeneral(op, rt, xt, wt, elem) {
+		return
+	}
+	// A bf16 1×1 convolution as a contraction does not select on x86 in
+	// LLVM 22 for some shapes ("Do not know how to soft promote this
+	// operator's operand", N·OH·OW = 16, C = 7, M = 9); conv_general.go
+	// gives it the rank-7 block instead.
+	if S == 2 && op.Groups == 1 && xt.Elem == niro.BF16 && wt.Dims[2] == 1 && wt.Dims[3] == 1 && fe.convGeneral(op, rt, xt, wt, elem) {
+		return
+	}
 	if S == 2 && op.Groups == 1 {
 		fe.conv2dNHWC(op, rt, xt, wt, elem)
 		return
 	}
 	if S == 2 && op.Groups == xt.Dims[1] && wt.Dims[0] == op.Groups {
 		fe.depthwiseNHWC(op, rt, xt, wt, elem)
+		return
+	}
+	if fe.convGeneral(op, rt, xt, wt, elem) {
 		return
 	}
 	lo := make([]int64, S+2)

@@ -140,12 +140,12 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 	var sum string
 	if KH == 1 && KW == 1 {
 		// A matrix product: rows (n, oh, ow), columns m, contracted c.
-		xg := fe.gatherZero(xname, xtyp, xt.Elem, elem, []int64{N, OH, OW, C}, []convAxis{
+		xg := fe.gatherZero(xname, xtyp, xt.Elem, elem, []int64{N, OH, OW, C}, fe.nhwcAxes(x, []convAxis{
 			{terms: []convTerm{{0, 1}}, size: N},
 			{terms: []convTerm{{3, 1}}, size: C},
 			{terms: []convTerm{{1, sh}}, off: pt, size: H},
 			{terms: []convTerm{{2, sw}}, off: pl, size: W},
-		})
+		}))
 		rows := N * OH * OW
 		x2t := tensorTypeOf([]int64{rows, C}, elem)
 		x2 := fe.tmp()
@@ -186,23 +186,23 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		if sw == 1 {
 			Wp := OW + (KW-1)*dw
 			dims := []int64{N, Hp, Wp, C}
-			xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+			xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 				{terms: []convTerm{{0, 1}}, size: N},
 				{terms: []convTerm{{3, 1}}, size: C},
 				hAxis,
 				{terms: []convTerm{{2, 1}}, off: pl, size: W},
-			})
+			}))
 			xpTyp = tensorTypeOf(dims, elem)
 			xExprs = []string{d(0), windowExpr(d(1), sh, d(5), dh), windowExpr(d(2), 1, d(6), dw), d(4)}
 		} else {
 			dims := []int64{KW, N, Hp, OW, C}
 			hAxis.terms[0].idx = 2
-			xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+			xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 				{terms: []convTerm{{1, 1}}, size: N},
 				{terms: []convTerm{{4, 1}}, size: C},
 				hAxis,
 				{terms: []convTerm{{3, sw}, {0, dw}}, off: pl, size: W},
-			})
+			}))
 			xpTyp = tensorTypeOf(dims, elem)
 			xExprs = []string{d(6), d(0), windowExpr(d(1), sh, d(5), dh), d(2), d(4)}
 		}
@@ -235,6 +235,10 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 // convBackToNCHW writes op's result from the NHWC accumulator sum: the
 // bias added, 16-bit floats rounded once.
 func (fe *funcEmitter) convBackToNCHW(op *niro.Conv, rt, xt niro.TensorType, elem, sum, accTyp, acc string) {
+	if fe.channelsLast(op.Result) {
+		fe.nhwcEpilogue(op, rt, xt, elem, sum, accTyp, acc)
+		return
+	}
 	res := op.Result
 	ins := []genericOperand{{name: sum, typ: accTyp, elem: acc, amap: affineMap(4, []string{"d0", "d2", "d3", "d1"})}}
 	if op.HasBias() {
@@ -278,23 +282,23 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 	var xExprs []string
 	if sw == 1 {
 		dims := []int64{N, Hp, OW + (KW-1)*dw, C}
-		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 			{terms: []convTerm{{0, 1}}, size: N},
 			{terms: []convTerm{{3, 1}}, size: C},
 			hAxis,
 			{terms: []convTerm{{2, 1}}, off: pl, size: W},
-		})
+		}))
 		xpTyp = tensorTypeOf(dims, elem)
 		xExprs = []string{d(0), windowExpr(d(1), sh, d(4), dh), windowExpr(d(2), 1, d(5), dw), d(3)}
 	} else {
 		dims := []int64{KW, N, Hp, OW, C}
 		hAxis.terms[0].idx = 2
-		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, []convAxis{
+		xp = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 			{terms: []convTerm{{1, 1}}, size: N},
 			{terms: []convTerm{{4, 1}}, size: C},
 			hAxis,
 			{terms: []convTerm{{3, sw}, {0, dw}}, off: pl, size: W},
-		})
+		}))
 		xpTyp = tensorTypeOf(dims, elem)
 		xExprs = []string{d(5), d(0), windowExpr(d(1), sh, d(4), dh), d(2), d(3)}
 	}

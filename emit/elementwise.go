@@ -46,6 +46,10 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 		fe.opErrorf(op, "%s %s: the result must be a ranked tensor, has %s", op.Name(), name(res), typeName(res.Type))
 		return
 	}
+	if fe.channelsLast(res) {
+		fe.elementwiseNHWC(op, res, operands, body)
+		return
+	}
 	relem, err := scalarType(rt.Elem)
 	if err != nil {
 		fe.typ(res)

@@ -274,6 +274,7 @@ type funcEmitter struct {
 	consts   map[int64]bool // index constants used, hoisted into the prologue
 	constSeq []int64
 	badValue map[niro.ValueID]bool // values already reported
+	nhwc     map[niro.ValueID]bool // 4-D values kept channels-last (layout.go)
 
 	typeCache [8]typeSpelling // the tensor types spelled last, for typ
 	nextType  int             // the entry of typeCache replaced next
@@ -371,6 +372,9 @@ func names(vs []niro.Value) string {
 // typ returns the MLIR type of v, reporting an unsupported type once per
 // value.
 func (fe *funcEmitter) typ(v niro.Value) string {
+	if t, ok := fe.layoutType(v); ok {
+		return t
+	}
 	if tt, ok := v.Type.(niro.TensorType); ok {
 		// Most values share a few types: spelled once, then looked up.
 		for i := range fe.typeCache {

@@ -19,6 +19,7 @@ const weightsArg = "%weights"
 // emitter's errors.
 func (fe *funcEmitter) function(w *bufio.Writer) error {
 	f := fe.f
+	fe.planLayout()
 	entry := f.Entry()
 	var params, prologue []string
 	var unpacks []func()

@@ -79,23 +79,23 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 		hAxis := convAxis{terms: []convTerm{{1, 1}}, off: lo[2], size: H}
 		if op.Strides[1] == 1 {
 			dims := []int64{N, Hp, xt.Dims[3] + lo[3] + hi[3], C}
-			xp = fe.gatherPad(name(x), fe.typ(x), elem, dims, []convAxis{
+			xp = fe.gatherPad(name(x), fe.typ(x), elem, dims, fe.nhwcAxes(x, []convAxis{
 				{terms: []convTerm{{0, 1}}, size: N},
 				{terms: []convTerm{{3, 1}}, size: C},
 				hAxis,
 				{terms: []convTerm{{2, 1}}, off: lo[3], size: W},
-			}, pv)
+			}), pv)
 			xtyp = tensorTypeOf(dims, elem)
 			xExprs = []string{d(0), windowExpr(d(1), op.Strides[0], d(4), op.Dilations[0]), windowExpr(d(2), 1, d(5), op.Dilations[1]), d(3)}
 		} else {
 			dims := []int64{op.Kernel[1], N, Hp, OW, C}
 			hAxis.terms[0].idx = 2
-			xp = fe.gatherPad(name(x), fe.typ(x), elem, dims, []convAxis{
+			xp = fe.gatherPad(name(x), fe.typ(x), elem, dims, fe.nhwcAxes(x, []convAxis{
 				{terms: []convTerm{{1, 1}}, size: N},
 				{terms: []convTerm{{4, 1}}, size: C},
 				hAxis,
 				{terms: []convTerm{{3, op.Strides[1]}, {0, op.Dilations[1]}}, off: lo[3], size: W},
-			}, pv)
+			}), pv)
 			xtyp = tensorTypeOf(dims, elem)
 			xExprs = []string{d(5), d(0), windowExpr(d(1), op.Strides[0], d(4), op.Dilations[0]), d(2), d(3)}
 		}
@@ -164,6 +164,10 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 	if nhwc {
 		accMap = affineMap(R, []string{"d0", "d2", "d3", "d1"})
 	}
+	resDims, countAxis := rt.Dims, 2
+	if fe.channelsLast(res) { // written N×H×W×C (layout.go)
+		accMap, resDims, countAxis = identityMap(R), nhwcDims(rt.Dims), 1
+	}
 	ins := []genericOperand{{name: folded, typ: accTyp, elem: acc, amap: accMap}}
 	if op.Kind == niro.PoolAvg {
 		for i := 0; i < S; i++ {
@@ -175,10 +179,10 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 			ct := tensorTypeOf([]int64{int64(len(cs))}, acc)
 			c := fe.tmp()
 			fe.line("%s = arith.constant dense<[%s]> : %s", c, strings.Join(parts, ", "), ct)
-			ins = append(ins, genericOperand{name: c, typ: ct, elem: acc, amap: affineMap(R, []string{d(2 + i)})})
+			ins = append(ins, genericOperand{name: c, typ: ct, elem: acc, amap: affineMap(R, []string{d(countAxis + i)})})
 		}
 	}
-	dst := fe.empty(rt.Dims, elem, nil)
+	dst := fe.empty(resDims, elem, nil)
 	fe.generic(name(res), parallel(R), ins,
 		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
 		"", func(args []string) string {

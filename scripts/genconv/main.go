@@ -8,7 +8,8 @@
 // DIR/pointwise1x1.onnx: Conv 1×1, 1×64×56×56 → 256 channels;
 // DIR/matmul.onnx: MatMul 3136×576 by 576×64 (the 3×3 convolution's work
 // as a matrix product). Weights are initializers, uniform in ±√(3/fan_in);
-// the input x (and the MatMul's b) is a graph input.
+// the input x (and the MatMul's b) is a graph input. The convolutions
+// of general.go (1-D, grouped, 3-D) are written beside them.
 package main
 
 import (
@@ -65,6 +66,7 @@ func main() {
 		Input:  []*onnxpb.ValueInfoProto{value("a", []int64{3136, 576}), value("b", []int64{576, 64})},
 		Output: []*onnxpb.ValueInfoProto{value("y", []int64{3136, 64})}}
 	write(filepath.Join(*out, "matmul.onnx"), mm)
+	writeGeneral(*out, r)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {

@@ -1,0 +1,634 @@
+package emit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// The channels-last lowering of the convolutions that conv_nhwc.go does
+// not take: 1-D and 3-D ones, and 2-D ones whose group count is neither 1
+// nor the depthwise C = M. Each becomes the rank-7 generic that the
+// convolution schedule blocks (loops n′, oh, ow, m, c′, kh, kw, tagged
+// niro.conv2d), on a gathered copy of X, so that every output element
+// keeps the summation order of docs/ops.md (c, then k1, k2, k3, ascending
+// from zero, bias last):
+//
+//   - every convolution is seen as a 3-D one over (depth, rows, columns),
+//     a missing axis having extent 1, kernel 1, stride 1 and no padding (a
+//     1-D convolution is one output row of a 2-D one);
+//   - the depth axis is folded into the others: the output depth od joins
+//     the batch (n′ = n·OD + od) and the kernel depth kd joins the input
+//     channel (c′ = c·KD + kd, c outer), so that c′ ascending is c
+//     ascending and, within it, kd ascending — the order (c, kd, kh, kw).
+//     X is gathered, with its zero padding, into
+//     Xg[n, od, h, w, c, kd] = Xpad[n, c, od·sd + kd·dd, h, w] and viewed
+//     as [N·OD, Hp, Wp, C·KD]; W [M, C, KD, KH, KW] is transposed to
+//     [C, KD, KH, KW, M] and viewed as [C·KD, KH, KW, M];
+//   - with a column stride s > 1 the gather is made once per kernel
+//     column, as in conv_nhwc.go, so that a block's output columns read
+//     consecutive elements;
+//   - groups: with few output channels per group (M/G < 8, or more than
+//     16 groups) X is gathered once per output channel instead,
+//     Xg[c, kd, n, od, h, w, g, m′] = Xpad[n, g·C/G + c, …] viewed as
+//     [C/G·KD, N·OD, Hp, Wp, M], and the generic reads X through (c′, n′,
+//     h, w, m): an element-wise block along m, as the depthwise block is
+//     (a depthwise convolution with a channel multiplier is the case
+//     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
+//     over X gathered per output channel). With M/G ≥ 8 and at most 16
+//     groups, each group is a one-group convolution of its own on a slice
+//     of a per-group gather ([G, N·OD, Hp, Wp, C/G·KD]), writing its
+//     slice of a [G, N·OD, OH, OW, M/G] accumulator;
+//   - a one-group convolution whose kernel is 1 on every axis is a matrix
+//     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
+//     conv_nhwc.go (not for bf16, see convGeneral);
+//   - a final generic reads the accumulator back in NC… order, adds the
+//     bias and rounds f16/bf16 once.
+
+// convGeom is a convolution seen in three spatial axes (depth, rows,
+// columns): the extents of X, the kernel, the result, and the window
+// parameters, with the missing axes of a 1-D or 2-D convolution as unit
+// axes. axis[i] is the axis of X holding virtual axis i, or −1.
+type convGeom struct {
+	S                    int
+	N, C, M, G, Cg, Mg   int64
+	in, k, o             [3]int64
+	stride, dil, padLo   [3]int64
+	axis                 [3]int
+	hp, wp               int64 // gathered rows and columns (sw = 1)
+	colStride            bool  // column stride above 1: gathered per kernel column
+	acc, elem            string
+	half                 bool
+	xElem                niro.ScalarType
+	xname, xtyp, wname   string
+	wtyp                 string
+	accElem              niro.ScalarType
+	perGroup, perChannel bool
+	// mp is the channel count of one block's accumulator per group (one
+	// group: of the whole): M/G, or M/G + 1 where the block's channel count
+	// would leave a remainder of one channel after the schedule's 16- or
+	// 32-wide blocks (a one-channel block the schedule's unit-dimension
+	// folding does not finish on in MLIR 22). The extra channel's values are
+	// never read back.
+	mp int64
+	x  niro.Value
+}
+
+// convGeneral lowers op (1-D or 3-D, or 2-D with groups other than 1 and
+// C = M) channels-last; see the comment above. It reports whether it
+// did.
+func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) bool {
+	S := xt.Rank() - 2
+	if S < 1 || S > 3 {
+		return false
+	}
+	g := convGeom{S: S, N: xt.Dims[0], C: xt.Dims[1], M: wt.Dims[0], G: op.Groups, elem: elem, xElem: xt.Elem, half: isHalf(xt.Elem)}
+	if g.C%g.G != 0 || g.M%g.G != 0 || wt.Dims[1] != g.C/g.G {
+		return false
+	}
+	g.Cg, g.Mg = g.C/g.G, g.M/g.G
+	g.acc, g.accElem = accumulator(xt.Elem, elem)
+	for i := 0; i < 3; i++ {
+		g.in[i], g.k[i], g.o[i], g.stride[i], g.dil[i], g.axis[i] = 1, 1, 1, 1, 1, -1
+	}
+	for j := 0; j < S; j++ {
+		i := 3 - S + j
+		g.in[i], g.k[i], g.o[i] = xt.Dims[2+j], wt.Dims[2+j], rt.Dims[2+j]
+		g.stride[i], g.dil[i], g.padLo[i] = op.Strides[j], op.Dilations[j], op.Pads[j]
+		g.axis[i] = 2 + j
+	}
+	g.hp = (g.o[1]-1)*g.stride[1] + (g.k[1]-1)*g.dil[1] + 1
+	g.wp = g.o[2] + (g.k[2]-1)*g.dil[2]
+	g.colStride = g.stride[2] > 1
+	g.xname, g.xtyp, g.wname, g.wtyp, g.x = name(op.X), fe.typ(op.X), name(op.W), fe.typ(op.W), op.X
+	if g.G > 1 {
+		if g.Mg >= 8 && g.G <= 16 {
+			g.perGroup = true
+		} else {
+			g.perChannel = true
+		}
+	}
+	g.mp = g.Mg
+	block := g.M
+	if g.perGroup {
+		block = g.Mg
+	}
+	if block > 1 && block%16 == 1 {
+		g.mp++
+	}
+	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
+	switch {
+	case g.G == 1 && g.k == [3]int64{1, 1, 1} && g.xElem != niro.BF16:
+		// (bf16: the contraction schedule's vector code for some shapes
+		// does not select on x86 in LLVM 22 — "Do not know how to soft
+		// promote this operator's operand" — so the rank-7 block serves.)
+		g.mp = g.M
+		acc := fe.convPointwise(&g)
+		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
+	case g.perGroup:
+		acc := fe.convPerGroup(&g)
+		fe.convGeneralEpilogue(op, rt, &g, acc, append([]int64{g.G}, append(oneRow, g.mp)...), "[[0], [1, 2], [3], [4], [5]]", true)
+	default:
+		acc := fe.convFolded(&g)
+		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.G*g.mp), "[[0, 1], [2], [3], [4, 5]]", false)
+	}
+	return true
+}
+
+// xAxes returns the gather's coordinates of X for the loop positions of
+// n, c (and the group g, −1 without), od, kd, h and the column (w, or
+// ow and kw with a column stride): X's axes in order.
+func (g *convGeom) xAxes(n, grp, c, od, kd, h, col, kw int) []convAxis {
+	ch := convAxis{terms: []convTerm{{c, 1}}, size: g.C}
+	if grp >= 0 {
+		ch.terms = append(ch.terms, convTerm{grp, g.Cg})
+	}
+	axes := []convAxis{{terms: []convTerm{{n, 1}}, size: g.N}, ch}
+	for i := 0; i < 3; i++ {
+		if g.axis[i] < 0 {
+			continue
+		}
+		var a convAxis
+		switch i {
+		case 0:
+			a = convAxis{terms: []convTerm{{od, g.stride[0]}, {kd, g.dil[0]}}}
+		case 1:
+			a = convAxis{terms: []convTerm{{h, 1}}}
+		case 2:
+			if g.colStride {
+				a = convAxis{terms: []convTerm{{col, g.stride[2]}, {kw, g.dil[2]}}}
+			} else {
+				a = convAxis{terms: []convTerm{{col, 1}}}
+			}
+		}
+		a.off, a.size = g.padLo[i], g.in[i]
+		axes = append(axes, a)
+	}
+	return axes
+}
+
+// reassoc returns the reassociation text of groups of consecutive axes of
+// the given sizes: [[0, 1], [2], …].
+func reassoc(sizes ...int) string {
+	var parts []string
+	at := 0
+	for _, s := range sizes {
+		ax := make([]string, s)
+		for i := range ax {
+			ax[i] = strconv.Itoa(at + i)
+		}
+		at += s
+		parts = append(parts, "["+strings.Join(ax, ", ")+"]")
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// collapse writes a tensor.collapse_shape of t (dims from) by the group
+// sizes and returns the result's name and dims.
+func (fe *funcEmitter) collapse(t string, from []int64, elem string, sizes ...int) (string, []int64) {
+	var to []int64
+	at := 0
+	for _, s := range sizes {
+		p := int64(1)
+		for _, d := range from[at : at+s] {
+			p *= d
+		}
+		to = append(to, p)
+		at += s
+	}
+	r := fe.tmp()
+	fe.line("%s = tensor.collapse_shape %s %s : %s into %s", r, t, reassoc(sizes...), tensorTypeOf(from, elem), tensorTypeOf(to, elem))
+	return r, to
+}
+
+// transposedFilter writes W [M, C/G, K…] as [C/G·KD, KH, KW, G·mp]
+// (perGroup: [G, C/G·KD, KH, KW, mp]) and returns its name and dims. A
+// padding channel reads some channel of W (the next group's first) or 0.
+func (fe *funcEmitter) transposedFilter(g *convGeom) (string, []int64) {
+	// Loops: [g] c kd kh kw [g] m′ (the group axis first per group, next
+	// to m′ per channel; absent with one group).
+	var dims []int64
+	base, grp := 0, -1
+	switch {
+	case g.perGroup:
+		dims, base, grp = []int64{g.G}, 1, 0
+	case g.G > 1:
+		grp = 4
+	}
+	dims = append(dims, g.Cg, g.k[0], g.k[1], g.k[2])
+	if grp == 4 {
+		dims = append(dims, g.G)
+	}
+	dims = append(dims, g.mp)
+	mAxis := convAxis{terms: []convTerm{{len(dims) - 1, 1}}, size: g.M}
+	if grp >= 0 {
+		mAxis.terms = append(mAxis.terms, convTerm{grp, g.Mg})
+	}
+	axes := []convAxis{mAxis, {terms: []convTerm{{base, 1}}, size: g.Cg}}
+	for i := 0; i < 3; i++ {
+		if g.axis[i] >= 0 {
+			axes = append(axes, convAxis{terms: []convTerm{{base + 1 + i, 1}}, size: g.k[i]})
+		}
+	}
+	wT := fe.gatherZero(g.wname, g.wtyp, g.xElem, g.elem, dims, axes)
+	switch {
+	case g.perGroup:
+		return fe.collapse(wT, dims, g.elem, 1, 2, 1, 1, 1)
+	case g.G > 1:
+		return fe.collapse(wT, dims, g.elem, 2, 1, 1, 2)
+	}
+	return fe.collapse(wT, dims, g.elem, 2, 1, 1, 1)
+}
+
+// mulAdd writes acc + a·b (a and b widened to the accumulator type), the
+// body of every convolution generic.
+func (fe *funcEmitter) mulAdd(e niro.ScalarType, acc, a, b, s string) string {
+	a, b = fe.widen(e, a), fe.widen(e, b)
+	p, r := fe.tmp(), fe.tmp()
+	fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+	fe.line("%s = arith.addf %s, %s : %s", r, s, p, acc)
+	return r
+}
+
+// convFolded writes the rank-7 generic of a one-group convolution, or of
+// a grouped one gathered per output channel, and returns the accumulator
+// [N·OD, OH, OW, M].
+func (fe *funcEmitter) convFolded(g *convGeom) string {
+	var dims []int64
+	var axes []convAxis
+	var sizes []int
+	// Gather loops, by case:
+	//   one group:              [kw?] n od h col c kd
+	//   per output channel:     [kw?] c kd n od h col grp m′
+	off := 0
+	kw := -1
+	if g.colStride {
+		dims = append(dims, g.k[2])
+		kw, off = 0, 1
+		sizes = append(sizes, 1)
+	}
+	col := g.wp
+	if g.colStride {
+		col = g.o[2]
+	}
+	if g.perChannel {
+		dims = append(dims, g.Cg, g.k[0], g.N, g.o[0], g.hp, col, g.G, g.mp)
+		axes = g.xAxes(off+2, off+6, off+0, off+3, off+1, off+4, off+5, kw)
+		sizes = append(sizes, 2, 2, 1, 1, 2)
+	} else {
+		dims = append(dims, g.N, g.o[0], g.hp, col, g.C, g.k[0])
+		axes = g.xAxes(off+0, -1, off+4, off+1, off+5, off+2, off+3, kw)
+		sizes = append(sizes, 2, 1, 1, 2)
+	}
+	dw := g.perChannel && g.Cg*g.k[0] == 1
+	if dw {
+		// One input channel per output channel (a channel multiplier):
+		// the unit c′ axis goes, and the depthwise block takes it.
+		if g.colStride {
+			sizes = []int{1, 4, 1, 1, 2}
+		} else {
+			sizes = []int{4, 1, 1, 2}
+		}
+	}
+	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
+	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
+	wT, wDims := fe.transposedFilter(g)
+	if dw {
+		wT, wDims = fe.collapse(wT, wDims, g.elem, 2, 1, 1)
+		return fe.dwBlock(g, xg, xgDims, wT, wDims, g.G*g.mp)
+	}
+	return fe.convBlock(g, xg, xgDims, wT, wDims, g.G*g.mp, "")
+}
+
+// dwBlock writes the rank-6 depthwise generic (n′, oh, ow, m, kh, kw),
+// tagged niro.dwconv2d as conv_nhwc.go's, over X gathered per output
+// channel ([KW?,] N·OD, Hp, Wp or OW, M) and the filter as [KH, KW, M],
+// into a zero-filled accumulator, and returns it.
+func (fe *funcEmitter) dwBlock(g *convGeom, xg string, xgDims []int64, wT string, wDims []int64, M int64) string {
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	row := windowExpr(d(1), g.stride[1], d(4), g.dil[1])
+	xExprs := []string{d(0), row, windowExpr(d(2), 1, d(5), g.dil[2]), d(3)}
+	if g.colStride {
+		xExprs = []string{d(5), d(0), row, d(2), d(3)}
+	}
+	accDims := []int64{xgDims[b2i(g.colStride)], g.o[1], g.o[2], M}
+	accTyp := tensorTypeOf(accDims, g.acc)
+	filled := fe.fill(fe.empty(accDims, g.acc, nil), accTyp, g.acc, fe.scalarConst(g.accElem, 0), 4)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xg, typ: tensorTypeOf(xgDims, g.elem), elem: g.elem, amap: affineMap(6, xExprs)},
+			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
+		convTag("niro.dwconv2d", M), func(args []string) string {
+			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
+		})
+	return sum
+}
+
+// convBlock writes the rank-7 generic (n′, oh, ow, m, c′, kh, kw) over the
+// gathered X xg and the transposed filter wT, with M channels, into a
+// zero-filled accumulator (init, when given, is the tensor to fill) and
+// returns it.
+func (fe *funcEmitter) convBlock(g *convGeom, xg string, xgDims []int64, wT string, wDims []int64, M int64, init string) string {
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	row := windowExpr(d(1), g.stride[1], d(5), g.dil[1])
+	var xExprs []string
+	switch {
+	case g.perChannel && g.colStride:
+		xExprs = []string{d(6), d(4), d(0), row, d(2), d(3)}
+	case g.perChannel:
+		xExprs = []string{d(4), d(0), row, windowExpr(d(2), 1, d(6), g.dil[2]), d(3)}
+	case g.colStride:
+		xExprs = []string{d(6), d(0), row, d(2), d(4)}
+	default:
+		xExprs = []string{d(0), row, windowExpr(d(2), 1, d(6), g.dil[2]), d(4)}
+	}
+	accDims := []int64{xgDims[0+b2i(g.colStride)+b2i(g.perChannel)], g.o[1], g.o[2], M}
+	accTyp := tensorTypeOf(accDims, g.acc)
+	if init == "" {
+		init = fe.empty(accDims, g.acc, nil)
+	}
+	filled := fe.fill(init, accTyp, g.acc, fe.scalarConst(g.accElem, 0), 4)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xg, typ: tensorTypeOf(xgDims, g.elem), elem: g.elem, amap: affineMap(7, xExprs)},
+			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
+		convTag("niro.conv2d", M), func(args []string) string {
+			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
+		})
+	return sum
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// convPerGroup writes one rank-7 generic per group, each on its slice of
+// a per-group gather of X and of the filter, into its slice of a
+// [G, N·OD, OH, OW, M/G] accumulator, which it returns.
+func (fe *funcEmitter) convPerGroup(g *convGeom) string {
+	var dims []int64
+	var sizes []int
+	off := 1
+	kw := -1
+	if g.colStride {
+		dims = append(dims, g.k[2])
+		kw, off = 0, 2
+		sizes = append(sizes, 1)
+	}
+	col := g.wp
+	if g.colStride {
+		col = g.o[2]
+	}
+	// Gather loops: [kw?] grp n od h col c kd.
+	dims = append(dims, g.G, g.N, g.o[0], g.hp, col, g.Cg, g.k[0])
+	axes := g.xAxes(off, off-1, off+4, off+1, off+5, off+2, off+3, kw)
+	sizes = append(sizes, 1, 2, 1, 1, 2)
+	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
+	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
+	wT, wDims := fe.transposedFilter(g)
+	NP := g.N * g.o[0]
+	accDims := []int64{g.G, NP, g.o[1], g.o[2], g.mp}
+	accTyp := tensorTypeOf(accDims, g.acc)
+	dest := fe.empty(accDims, g.acc, nil)
+	// The group axis of the gather: after kw with a column stride.
+	gAxis := b2i(g.colStride)
+	sliceOf := func(t string, dims []int64, axis int, i int64) (string, []int64) {
+		offs := make([]string, len(dims))
+		szs := make([]string, len(dims))
+		ones := make([]string, len(dims))
+		var rdims []int64
+		for j, e := range dims {
+			offs[j], szs[j], ones[j] = "0", strconv.FormatInt(e, 10), "1"
+			if j == axis {
+				offs[j], szs[j] = strconv.FormatInt(i, 10), "1"
+				continue
+			}
+			rdims = append(rdims, e)
+		}
+		r := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", r, t, strings.Join(offs, ", "), strings.Join(szs, ", "), strings.Join(ones, ", "),
+			tensorTypeOf(dims, g.elem), tensorTypeOf(rdims, g.elem))
+		return r, rdims
+	}
+	blkDims := accDims[1:]
+	blkTyp := tensorTypeOf(blkDims, g.acc)
+	for i := int64(0); i < g.G; i++ {
+		xs, xsDims := sliceOf(xg, xgDims, gAxis, i)
+		ws, wsDims := sliceOf(wT, wDims, 0, i)
+		pos := fmt.Sprintf("[%d, 0, 0, 0, 0] [1, %d, %d, %d, %d] [1, 1, 1, 1, 1]", i, blkDims[0], blkDims[1], blkDims[2], blkDims[3])
+		init := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s%s : %s to %s", init, dest, pos, accTyp, blkTyp)
+		blk := fe.convBlock(g, xs, xsDims, ws, wsDims, g.mp, init)
+		next := fe.tmp()
+		fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", next, blk, dest, pos, blkTyp, accTyp)
+		dest = next
+	}
+	return dest
+}
+
+// convPointwise writes a one-group convolution whose kernel is 1 on every
+// axis as a matrix product and returns the accumulator [N·OD, OH, OW, M].
+func (fe *funcEmitter) convPointwise(g *convGeom) string {
+	// Gather loops: n od oh ow c (kd = 0, h = oh·sh, w = ow·sw).
+	dims := []int64{g.N, g.o[0], g.o[1], g.o[2], g.C}
+	axes := []convAxis{{terms: []convTerm{{0, 1}}, size: g.N}, {terms: []convTerm{{4, 1}}, size: g.C}}
+	for i := 0; i < 3; i++ {
+		if g.axis[i] >= 0 {
+			axes = append(axes, convAxis{terms: []convTerm{{1 + i, g.stride[i]}}, off: g.padLo[i], size: g.in[i]})
+		}
+	}
+	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
+	x2, x2Dims := fe.collapse(xg, dims, g.elem, 4, 1)
+	w2, _ := fe.collapse(g.wname, append([]int64{g.M, g.C}, make1(g.S)...), g.elem, 1, 1+g.S)
+	w2t := tensorTypeOf([]int64{g.M, g.C}, g.elem)
+	wTt := tensorTypeOf([]int64{g.C, g.M}, g.elem)
+	wT := fe.tmp()
+	fe.generic(wT, parallel(2),
+		[]genericOperand{{name: w2, typ: w2t, elem: g.elem, amap: affineMap(2, []string{"d1", "d0"})}},
+		genericOperand{name: fe.empty([]int64{g.C, g.M}, g.elem, nil), typ: wTt, elem: g.elem, amap: identityMap(2)},
+		"", func(args []string) string { return args[0] })
+	rows := x2Dims[0]
+	mmTyp := tensorTypeOf([]int64{rows, g.M}, g.acc)
+	filled := fe.fill(fe.empty([]int64{rows, g.M}, g.acc, nil), mmTyp, g.acc, fe.scalarConst(g.accElem, 0), 2)
+	mm := fe.tmp()
+	fe.generic(mm, []string{"parallel", "parallel", "reduction"},
+		[]genericOperand{
+			{name: x2, typ: tensorTypeOf(x2Dims, g.elem), elem: g.elem, amap: affineMap(3, []string{"d0", "d2"})},
+			{name: wT, typ: wTt, elem: g.elem, amap: affineMap(3, []string{"d2", "d1"})},
+		},
+		genericOperand{name: filled, typ: mmTyp, elem: g.acc, amap: affineMap(3, []string{"d0", "d1"})},
+		"niro.contraction", func(args []string) string {
+			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
+		})
+	accDims := []int64{g.N * g.o[0], g.o[1], g.o[2], g.M}
+	sum := fe.tmp()
+	fe.line("%s = tensor.expand_shape %s [[0, 1, 2], [3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), mmTyp, tensorTypeOf(accDims, g.acc))
+	return sum
+}
+
+func make1(n int) []int64 {
+	r := make([]int64, n)
+	for i := range r {
+		r[i] = 1
+	}
+	return r
+}
+
+// convGeneralEpilogue writes op's result from the accumulator sum,
+// expanded by the reassociation re into full: [N, OD, OH, OW, Gx, Mxp]
+// or, groupFirst, [Gx, N, OD, OH, OW, Mxp], where result channel
+// gx·(M/Gx) + mx (mx < M/Gx ≤ Mxp) is at (gx, mx). The accumulator is read
+// back in NC… order, the bias added, 16-bit floats rounded once.
+func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g *convGeom, sum string, from []int64, re string, groupFirst bool) {
+	res := op.Result
+	var full []int64
+	if groupFirst {
+		full = []int64{from[0], g.N, g.o[0], g.o[1], g.o[2], from[4]}
+	} else {
+		Gx := int64(1)
+		if g.G > 1 {
+			Gx = g.G
+		}
+		full = []int64{g.N, g.o[0], g.o[1], g.o[2], Gx, from[3] / Gx}
+	}
+	Gx := full[4]
+	if groupFirst {
+		Gx = full[0]
+	}
+	Mx := g.M / Gx
+	fullTyp := tensorTypeOf(full, g.acc)
+	acc := fe.tmp()
+	fe.line("%s = tensor.expand_shape %s %s output_shape [%s] : %s into %s", acc, sum, re, dimList(full), tensorTypeOf(from, g.acc), fullTyp)
+	if full[5] != Mx {
+		// Leave the padding channel out.
+		cut := append(append([]int64(nil), full[:5]...), Mx)
+		t := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s[0, 0, 0, 0, 0, 0] [%s] [1, 1, 1, 1, 1, 1] : %s to %s", t, acc, dimList(cut), fullTyp, tensorTypeOf(cut, g.acc))
+		acc, full, fullTyp = t, cut, tensorTypeOf(cut, g.acc)
+	}
+	if fe.channelsLast(res) {
+		fe.generalNHWCEpilogue(op, rt, g, acc, fullTyp, Gx, Mx, groupFirst)
+		return
+	}
+	// Loops over the result: (n, m, o…) for Gx = 1, else (n, gx, mx, o…)
+	// over the result viewed with its channel axis split.
+	S := g.S
+	split := Gx > 1
+	R := S + 2
+	first := 2 // loop index of the first spatial axis
+	if split {
+		R, first = S+3, 3
+	}
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	sp := []string{"0", "0", "0"}
+	for j := 0; j < S; j++ {
+		sp[3-S+j] = d(first + j)
+	}
+	gxE, mxE := "0", d(1)
+	biasExprs := []string{d(1)}
+	if split {
+		gxE, mxE = d(1), d(2)
+		biasExprs = []string{d(1), d(2)}
+	}
+	accExprs := append(append([]string{d(0)}, sp...), gxE, mxE)
+	if groupFirst {
+		accExprs = append(append([]string{gxE, d(0)}, sp...), mxE)
+	}
+	ins := []genericOperand{{name: acc, typ: fullTyp, elem: g.acc, amap: affineMap(R, accExprs)}}
+	if op.HasBias() {
+		b, btyp := name(op.B), fe.typ(op.B)
+		if split {
+			bt := tensorTypeOf([]int64{Gx, Mx}, g.elem)
+			t := fe.tmp()
+			fe.line("%s = tensor.expand_shape %s [[0, 1]] output_shape [%d, %d] : %s into %s", t, b, Gx, Mx, btyp, bt)
+			b, btyp = t, bt
+		}
+		ins = append(ins, genericOperand{name: b, typ: btyp, elem: g.elem, amap: affineMap(R, biasExprs)})
+	}
+	outDims := rt.Dims
+	if split {
+		outDims = append([]int64{rt.Dims[0], Gx, Mx}, rt.Dims[2:]...)
+	}
+	outTyp := tensorTypeOf(outDims, g.elem)
+	dst := name(res)
+	if split {
+		dst = fe.tmp()
+	}
+	fe.generic(dst, parallel(R), ins,
+		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: outTyp, elem: g.elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
+				y = s
+			}
+			return fe.narrow(g.xElem, y)
+		})
+	if split {
+		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2]%s] : %s into %s", name(res), dst, tailGroups(3, S), outTyp, fe.typ(res))
+	}
+}
+
+// generalNHWCEpilogue writes the channels-last result of a 2-D op from
+// the accumulator acc (6-D, as convGeneralEpilogue expands it): loops
+// (n, oh, ow, m), or (n, oh, ow, gx, mx) over the result viewed with its
+// channel axis split.
+func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g *convGeom, acc, accTyp string, Gx, Mx int64, groupFirst bool) {
+	res := op.Result
+	split := Gx > 1
+	R := 4
+	gxE, mxE := "0", "d3"
+	biasExprs := []string{"d3"}
+	outDims := nhwcDims(rt.Dims)
+	if split {
+		R, gxE, mxE = 5, "d3", "d4"
+		biasExprs = []string{"d3", "d4"}
+		outDims = []int64{rt.Dims[0], rt.Dims[2], rt.Dims[3], Gx, Mx}
+	}
+	accExprs := []string{"d0", "0", "d1", "d2", gxE, mxE}
+	if groupFirst {
+		accExprs = []string{gxE, "d0", "0", "d1", "d2", mxE}
+	}
+	ins := []genericOperand{{name: acc, typ: accTyp, elem: g.acc, amap: affineMap(R, accExprs)}}
+	if op.HasBias() {
+		b, btyp := name(op.B), fe.typ(op.B)
+		if split {
+			bt := tensorTypeOf([]int64{Gx, Mx}, g.elem)
+			t := fe.tmp()
+			fe.line("%s = tensor.expand_shape %s [[0, 1]] output_shape [%d, %d] : %s into %s", t, b, Gx, Mx, btyp, bt)
+			b, btyp = t, bt
+		}
+		ins = append(ins, genericOperand{name: b, typ: btyp, elem: g.elem, amap: affineMap(R, biasExprs)})
+	}
+	outTyp := tensorTypeOf(outDims, g.elem)
+	dst := name(res)
+	if split {
+		dst = fe.tmp()
+	}
+	fe.generic(dst, parallel(R), ins,
+		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: outTyp, elem: g.elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
+				y = s
+			}
+			return fe.narrow(g.xElem, y)
+		})
+	if split {
+		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : %s into %s", name(res), dst, outTyp, fe.typ(res))
+	}
+}
