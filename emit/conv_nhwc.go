@@ -19,7 +19,8 @@ import (
 //     Xpad[n, h, ow·s + kw·d, c], so that inside a register block the
 //     output columns read consecutive elements (what the vectorizer needs);
 //   - W [M, C, KH, KW] is transposed to [C, KH, KW, M], so that a block's
-//     output channels are consecutive;
+//     output channels are consecutive; a constant filter is laid out so at
+//     compile time (conv_filter.go);
 //   - one generic over (n, oh, ow, m, c, kh, kw), the reduction loops in
 //     the order of docs/ops.md (c, then kh, then kw, each ascending), adds
 //     each product to an accumulator filled with zero, tagged niro.conv2d;
@@ -150,16 +151,19 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		x2t := tensorTypeOf([]int64{rows, C}, elem)
 		x2 := fe.tmp()
 		fe.line("%s = tensor.collapse_shape %s [[0, 1, 2], [3]] : %s into %s", x2, xg, tensorTypeOf([]int64{N, OH, OW, C}, elem), x2t)
-		w2t := tensorTypeOf([]int64{M, C}, elem)
-		w2 := fe.tmp()
-		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", w2, name(w), fe.typ(w), w2t)
 		// [C, M], so the matrix product reads its right operand row-major.
-		wT := fe.tmp()
 		wTt := tensorTypeOf([]int64{C, M}, elem)
-		fe.generic(wT, parallel(2),
-			[]genericOperand{{name: w2, typ: w2t, elem: elem, amap: affineMap(2, []string{"d1", "d0"})}},
-			genericOperand{name: fe.empty([]int64{C, M}, elem, nil), typ: wTt, elem: elem, amap: identityMap(2)},
-			"", func(args []string) string { return args[0] })
+		wT, folded := fe.foldedFilter(op)
+		if !folded {
+			w2t := tensorTypeOf([]int64{M, C}, elem)
+			w2 := fe.tmp()
+			fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", w2, name(w), fe.typ(w), w2t)
+			wT = fe.tmp()
+			fe.generic(wT, parallel(2),
+				[]genericOperand{{name: w2, typ: w2t, elem: elem, amap: affineMap(2, []string{"d1", "d0"})}},
+				genericOperand{name: fe.empty([]int64{C, M}, elem, nil), typ: wTt, elem: elem, amap: identityMap(2)},
+				"", func(args []string) string { return args[0] })
+		}
 		mmTyp := tensorTypeOf([]int64{rows, M}, acc)
 		filled := fe.fill(fe.empty([]int64{rows, M}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
 		mm := fe.tmp()
@@ -208,11 +212,14 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		}
 		wtDims := []int64{C, KH, KW, M}
 		wtTyp := tensorTypeOf(wtDims, elem)
-		wT := fe.tmp()
-		fe.generic(wT, parallel(4),
-			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
-			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
-			"", func(args []string) string { return args[0] })
+		wT, folded := fe.foldedFilter(op)
+		if !folded {
+			wT = fe.tmp()
+			fe.generic(wT, parallel(4),
+				[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
+				genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
+				"", func(args []string) string { return args[0] })
+		}
 		filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
 		sum = fe.tmp()
 		fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
@@ -300,11 +307,14 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 	}
 	wtDims := []int64{KH, KW, C}
 	wtTyp := tensorTypeOf(wtDims, elem)
-	wT := fe.tmp()
-	fe.generic(wT, parallel(3),
-		[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
-		genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
-		"", func(args []string) string { return args[0] })
+	wT, folded := fe.foldedFilter(op)
+	if !folded {
+		wT = fe.tmp()
+		fe.generic(wT, parallel(3),
+			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
+			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
+			"", func(args []string) string { return args[0] })
+	}
 	accDims := []int64{N, OH, OW, C}
 	accTyp := tensorTypeOf(accDims, acc)
 	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
