@@ -8,8 +8,8 @@ import (
 //
 // The scheduled convolutions (conv_nhwc.go) read their filter in the layout
 // of the register block: [C, KH, KW, M] for a one-group 2-D convolution
-// ([C, M] when it is 1×1, the right operand of its matrix product) and
-// [KH, KW, C] for a depthwise one. Where the filter is a constant (an
+// and [KH, KW, C] for a depthwise one (a 1×1 convolution is a matrix
+// product that reads W [M, C] as it is). Where the filter is a constant (an
 // initializer read by get_global, or a Const), planData lays out a copy of
 // its bytes in that order, in the weights blob or in the text as the
 // placement rules decide, and the convolution reads the copy: no transpose
@@ -52,7 +52,7 @@ func nhwcFilterPerm(op *niro.Conv) (dims []int64, axes []int, ok bool) {
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
 	switch {
 	case op.Groups == 1 && KH == 1 && KW == 1:
-		return []int64{C, M}, []int{1, 0}, true
+		return nil, nil, false // a matrix product reading W [M, C] as it is
 	case op.Groups == 1:
 		return []int64{C, KH, KW, M}, []int{1, 2, 3, 0}, true
 	case op.Groups == xt.Dims[1] && M == op.Groups && C == 1:
