@@ -5,6 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -175,5 +178,109 @@ func TestConvFilterFolded(t *testing.T) {
 	}
 	if !strings.Contains(out2.MLIR, "ins(%arg1 : tensor<40x16x3x3xf32>)") && !strings.Contains(out2.MLIR, ": tensor<40x16x3x3xf32>) outs(") {
 		t.Errorf("a non-constant filter is not transposed in the function:\n%s", out2.MLIR)
+	}
+}
+
+// convRowsCases are 2-D one-group convolutions that take the row form
+// (emit/conv_rows.go: output width a multiple of 8, at least 32): block
+// remainders along the channels (M not a multiple of 16) and along the row
+// (8 left of 16), a channel block of 2, column strides (the per-kernel-column copy), dilations,
+// asymmetric pads, two images, bias and none.
+var convRowsCases = []convCase{
+	{x: []int64{1, 3, 5, 56}, w: []int64{19, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+	{x: []int64{2, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+	{x: []int64{1, 2, 9, 81}, w: []int64{34, 2, 3, 5}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{0, 2, 1, 1}, groups: 1, bias: true},
+	{x: []int64{1, 3, 8, 43}, w: []int64{5, 3, 2, 3}, strides: []int64{1, 1}, dilations: []int64{2, 3}, pads: []int64{1, 2, 0, 1}, groups: 1},
+}
+
+// TestE2EConvRowsExact checks the row form bit for bit on f32, f64, f16
+// and bf16: host against host-O0 (runNiro) and both against the Go loop in
+// the summation order of docs/ops.md, with the filter an argument and (f32,
+// f64) a constant laid out at compile time.
+func TestE2EConvRowsExact(t *testing.T) {
+	for i, c := range convRowsCases {
+		if o := c.out(); !emit.UsesConvRows(o[3], c.w[0], c.w[1], c.w[2], c.w[3]) {
+			t.Fatalf("case %d: output width %d does not take the row form", i, o[3])
+		}
+		for _, e := range []string{"f32", "f64", "f16", "bf16"} {
+			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
+				xn, wn, bn := numel(c.x), numel(c.w), int(c.w[0])
+				x32, w32, b32 := seq(xn, 1.5), seq(wn, 0.75), seq(bn, 0.5)
+				if e == "f16" || e == "bf16" {
+					checkHalfConv(t, c, e, convProgram(c, e), x32, w32, b32)
+					return
+				}
+				if e == "f32" {
+					in := []tensorio.Tensor{tf32(c.x, x32), tf32(c.w, w32)}
+					if c.bias {
+						in = append(in, tf32(c.w[:1], b32))
+					}
+					want := convRef(c, x32, w32, b32)
+					checkF32(t, runNiro(t, convProgram(c, e), in...)[0], want)
+					in = append(in[:1], in[2:]...)
+					checkF32(t, runNiro(t, convConstProgram(c, e, "global", f32s(w32...), false), in...)[0], want)
+					return
+				}
+				wide := func(v []float32, k float64) []float64 {
+					out := make([]float64, len(v))
+					for i, f := range v {
+						out[i] = float64(f) * k
+					}
+					return out
+				}
+				x64, w64, b64 := wide(x32, 1.1), wide(w32, 0.9), wide(b32, 1.3)
+				in := []tensorio.Tensor{tf64(c.x, x64), tf64(c.w, w64)}
+				if c.bias {
+					in = append(in, tf64(c.w[:1], b64))
+				}
+				want := convRef(c, x64, w64, b64)
+				check := func(got tensorio.Tensor) {
+					t.Helper()
+					if len(got.Data) != 8*len(want) {
+						t.Fatalf("got %d bytes, want %d elements", len(got.Data), len(want))
+					}
+					for i, v := range want {
+						if g := binary.LittleEndian.Uint64(got.Data[8*i:]); g != math.Float64bits(v) {
+							t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
+						}
+					}
+				}
+				check(runNiro(t, convProgram(c, e), in...)[0])
+				wdata := in[1].Data
+				in = append(in[:1], in[2:]...)
+				check(runNiro(t, convConstProgram(c, e, "const", wdata, false), in...)[0])
+			})
+		}
+	}
+}
+
+// TestConvRowsScheduled checks that the convolution schedule takes the row
+// form's generics (f32 and f64): none is left, the blocks multiply and add
+// as separate vector operations along the output row, and nothing fuses
+// them.
+func TestConvRowsScheduled(t *testing.T) {
+	requireTools(t)
+	for i, c := range convRowsCases {
+		for _, e := range []string{"f32", "f64"} {
+			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "conv.niro")
+				if err := os.WriteFile(path, []byte(convProgram(c, e)), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				ir := fusedIRThrough(t, path, "conv")
+				if strings.Contains(ir, "niro.conv2d_rows") || strings.Contains(ir, "niro.rows_step") {
+					t.Errorf("a row-form generic is left after the schedule:\n%s", ir)
+				}
+				if !regexp.MustCompile(`arith\.mulf .* : vector<[0-9]+x[0-9]+x`+e+`>`).MatchString(ir) ||
+					!regexp.MustCompile(`arith\.addf .* : vector<[0-9]+x[0-9]+x`+e+`>`).MatchString(ir) {
+					t.Errorf("no vector multiply and add after the schedule:\n%s", ir)
+				}
+				for _, bad := range []string{"vector.fma", "vector.contract", "math.fma"} {
+					if strings.Contains(ir, bad) {
+						t.Errorf("%s after the schedule", bad)
+					}
+				}
+			})
+		}
 	}
 }

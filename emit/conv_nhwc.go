@@ -136,6 +136,10 @@ func (fe *funcEmitter) gatherConv(x, xtyp string, elem string, out []int64, axes
 // conv2dNHWC lowers op (2-D, one group, static shapes) channels-last; see
 // the comment at the top of the file.
 func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
+	if useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) {
+		fe.conv2dRows(op, rt, xt, wt, elem) // conv_rows.go
+		return
+	}
 	x, w := op.X, op.W
 	acc, accElem := accumulator(xt.Elem, elem)
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
