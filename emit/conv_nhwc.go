@@ -28,9 +28,12 @@ import (
 //     bias and rounds f16/bf16 once.
 //
 // A 1×1 convolution (any stride, dilation irrelevant) is a matrix product
-// instead: the gathered X viewed as [N·OH·OW, C] times W viewed as
-// [C, M], a niro.contraction generic that the contraction schedule
-// blocks; each element still sums over c in ascending order from zero.
+// per image instead, in NCHW: W viewed as [M, C] times X viewed as
+// [C, OH·OW] (read in place for stride 1 without padding, gathered
+// channels-first otherwise), a niro.contraction generic that the
+// contraction schedule blocks; each element still sums over c in ascending
+// order from zero, and the bias is added in place (convEpilogue). Wide
+// outputs take the row form instead of this one (conv_rows.go).
 
 // convAxis is one gathered coordinate: Σ idx[i]·mul[i] − off, read from an
 // axis of extent size.

@@ -27,6 +27,12 @@
 //   6. (2-D convolutions) the kw loop is unrolled by 3, whole for 3-wide
 //      kernels, a remainder loop otherwise; the steps keep their order.
 //
+// Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
+// loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
+// blocks of 16 output channels by 16 output columns (8 for f64), vectors
+// along the output row; see @conv_rows_fold and @conv_finish_rows for the
+// two places where it departs from the sequence above.
+//
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
 // each product and each sum rounded on its own. The result has the bits of
