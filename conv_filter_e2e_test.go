@@ -182,13 +182,15 @@ func TestConvFilterFolded(t *testing.T) {
 }
 
 // convRowsCases are 2-D one-group convolutions that take the row form
-// (emit/conv_rows.go: output width a multiple of 8, at least 32): block
+// (emit/conv_rows.go: output width a multiple of 8, at least 16): block
 // remainders along the channels (M not a multiple of 16) and along the row
 // (8 left of 16), a channel block of 2, column strides (the per-kernel-column copy), dilations,
 // asymmetric pads, two images, bias and none.
 var convRowsCases = []convCase{
 	{x: []int64{1, 3, 5, 56}, w: []int64{19, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 	{x: []int64{2, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+	{x: []int64{1, 6, 7, 24}, w: []int64{20, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+	{x: []int64{1, 5, 4, 18}, w: []int64{7, 5, 2, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 1, 0}, groups: 1},
 	{x: []int64{1, 2, 9, 81}, w: []int64{34, 2, 3, 5}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{0, 2, 1, 1}, groups: 1, bias: true},
 	{x: []int64{1, 3, 8, 43}, w: []int64{5, 3, 2, 3}, strides: []int64{1, 1}, dilations: []int64{2, 3}, pads: []int64{1, 2, 0, 1}, groups: 1},
 }

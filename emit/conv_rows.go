@@ -30,7 +30,7 @@ import (
 // convRowsMinWidth is the narrowest output row the row form takes; a
 // narrower one keeps the channels-last block (conv2dNHWC), whose vectors
 // run along the output channels.
-const convRowsMinWidth = 32
+const convRowsMinWidth = 16
 
 // useConvRows reports whether a 2-D one-group convolution with output
 // width ow, m output channels, c input channels and a kh × kw kernel takes
