@@ -17,6 +17,9 @@ func isHalf(s niro.ScalarType) bool { return s == niro.F16 || s == niro.BF16 }
 // blob for a large tensor.
 func (fe *funcEmitter) constOp(op *niro.Const) {
 	res := op.Result
+	if fe.e.filters != nil && fe.e.filters.unread[op] {
+		return // a convolution filter laid out at compile time (conv_filter.go)
+	}
 	t := fe.typ(res)
 	if fe.badValue[res.ID] {
 		return

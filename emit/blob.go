@@ -132,13 +132,23 @@ func (e *emitter) planData() {
 		e.blobIndex[key] = len(e.blob.Entries)
 		e.blob.add(key, t, data)
 	}
+	e.planConvFilters()
 	for _, f := range e.m.Functions {
 		if f == nil || f.Body == nil {
 			continue
 		}
 		reads := false
 		f.Body.Walk(func(op niro.Op) bool {
+			if e.filters.unread[op] {
+				return true // only folded convolution filters read it
+			}
 			switch op := op.(type) {
+			case *niro.Conv:
+				// A filter laid out at compile time (conv_filter.go).
+				if cf := e.filters.byConv[op]; cf != nil && e.place(cf.typ, niro.BytesLit(cf.data)) == inBlob {
+					addBlob(cf.key, cf.typ, cf.data)
+					reads = true
+				}
 			case *niro.GetGlobal:
 				g := e.globals[op.Global]
 				if g == nil {

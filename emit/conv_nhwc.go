@@ -19,7 +19,8 @@ import (
 //     Xpad[n, h, ow·s + kw·d, c], so that inside a register block the
 //     output columns read consecutive elements (what the vectorizer needs);
 //   - W [M, C, KH, KW] is transposed to [C, KH, KW, M], so that a block's
-//     output channels are consecutive;
+//     output channels are consecutive; a constant filter is laid out so at
+//     compile time (conv_filter.go);
 //   - one generic over (n, oh, ow, m, c, kh, kw), the reduction loops in
 //     the order of docs/ops.md (c, then kh, then kw, each ascending), adds
 //     each product to an accumulator filled with zero, tagged niro.conv2d;
@@ -27,9 +28,12 @@ import (
 //     bias and rounds f16/bf16 once.
 //
 // A 1×1 convolution (any stride, dilation irrelevant) is a matrix product
-// instead: the gathered X viewed as [N·OH·OW, C] times W viewed as
-// [C, M], a niro.contraction generic that the contraction schedule
-// blocks; each element still sums over c in ascending order from zero.
+// per image instead, in NCHW: W viewed as [M, C] times X viewed as
+// [C, OH·OW] (read in place for stride 1 without padding, gathered
+// channels-first otherwise), a niro.contraction generic that the
+// contraction schedule blocks; each element still sums over c in ascending
+// order from zero, and the bias is added in place (convEpilogue). Wide
+// outputs take the row form instead of this one (conv_rows.go).
 
 // convAxis is one gathered coordinate: Σ idx[i]·mul[i] − off, read from an
 // axis of extent size.
@@ -53,6 +57,13 @@ func (fe *funcEmitter) gatherZero(x, xtyp string, elemT niro.ScalarType, elem st
 
 // gatherPad is gatherZero with the scalar pv outside x.
 func (fe *funcEmitter) gatherPad(x, xtyp string, elem string, out []int64, axes []convAxis, pv string) string {
+	return fe.gatherConv(x, xtyp, elem, out, axes, pv, nil)
+}
+
+// gatherConv is gatherPad whose result has element type elem, each read
+// element passed through conv first when conv is not nil (pv is then of
+// type elem).
+func (fe *funcEmitter) gatherConv(x, xtyp string, elem string, out []int64, axes []convAxis, pv string, conv func(string) string) string {
 	R := len(out)
 	typ := tensorTypeOf(out, elem)
 	dst := fe.empty(out, elem, nil)
@@ -112,6 +123,9 @@ func (fe *funcEmitter) gatherPad(x, xtyp string, elem string, out []int64, axes 
 			}
 			e := fe.tmp()
 			fe.line("%s = tensor.extract %s[%s] : %s", e, x, strings.Join(src, ", "), xtyp)
+			if conv != nil {
+				e = conv(e)
+			}
 			if inside == "" {
 				return e
 			}
@@ -125,6 +139,14 @@ func (fe *funcEmitter) gatherPad(x, xtyp string, elem string, out []int64, axes 
 // conv2dNHWC lowers op (2-D, one group, static shapes) channels-last; see
 // the comment at the top of the file.
 func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
+	// A convolution that reads or writes a value kept channels-last
+	// (layout.go) takes the channels-last forms; the row form and the
+	// per-image matrix product read and write NCHW.
+	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
+	if !nhwcIO && useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) {
+		fe.conv2dRows(op, rt, xt, wt, elem) // conv_rows.go
+		return
+	}
 	x, w := op.X, op.W
 	acc, accElem := accumulator(xt.Elem, elem)
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
@@ -135,49 +157,94 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 	pt, pl := op.Pads[0], op.Pads[1]
 	xname, xtyp := name(x), fe.typ(x)
 	d := func(i int) string { return "d" + strconv.Itoa(i) }
-	accDims := []int64{N, OH, OW, M}
+	// The accumulator is the result's NCHW layout: the blocks write it
+	// directly, and the epilogue (bias, rounding) works in place.
+	accDims := []int64{N, M, OH, OW}
 	accTyp := tensorTypeOf(accDims, acc)
-	var sum string
+	sum := fe.convSumName(op, xt)
+	if KH == 1 && KW == 1 && nhwcIO {
+		fe.conv1x1NHWC(op, rt, xt, wt, elem)
+		return
+	}
 	if KH == 1 && KW == 1 {
-		// A matrix product: rows (n, oh, ow), columns m, contracted c.
-		xg := fe.gatherZero(xname, xtyp, xt.Elem, elem, []int64{N, OH, OW, C}, fe.nhwcAxes(x, []convAxis{
-			{terms: []convTerm{{0, 1}}, size: N},
-			{terms: []convTerm{{3, 1}}, size: C},
-			{terms: []convTerm{{1, sh}}, off: pt, size: H},
-			{terms: []convTerm{{2, sw}}, off: pl, size: W},
-		}))
-		rows := N * OH * OW
-		x2t := tensorTypeOf([]int64{rows, C}, elem)
-		x2 := fe.tmp()
-		fe.line("%s = tensor.collapse_shape %s [[0, 1, 2], [3]] : %s into %s", x2, xg, tensorTypeOf([]int64{N, OH, OW, C}, elem), x2t)
+		// A matrix product per image: out[n][m, p] = Σ_c W[m, c]·X[n][c, p],
+		// p = (oh, ow), read in place from NCHW when the stride is 1 and
+		// there is no padding, gathered (still channels-first) otherwise.
+		xv, xvTyp := xname, xtyp
+		xWide := false // xv holds f32 widened from 16-bit floats
+		if sh != 1 || sw != 1 || OH != H || OW != W || pt != 0 || pl != 0 {
+			dims := []int64{N, C, OH, OW}
+			axes := []convAxis{
+				{terms: []convTerm{{0, 1}}, size: N},
+				{terms: []convTerm{{1, 1}}, size: C},
+				{terms: []convTerm{{2, sh}}, off: pt, size: H},
+				{terms: []convTerm{{3, sw}}, off: pl, size: W},
+			}
+			xvTyp = tensorTypeOf(dims, elem)
+			if isHalf(xt.Elem) {
+				// Gathered widened to f32 (exact; the product would
+				// widen it anyway): llc 22 cannot select some vector
+				// operations on 16-bit floats that its vectorizer forms
+				// from a 16-bit gather along the output width.
+				xvTyp = tensorTypeOf(dims, acc)
+				xv = fe.gatherConv(xname, xtyp, acc, dims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
+				xWide = true
+			} else {
+				xv = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, axes)
+			}
+		}
+		P := OH * OW
 		w2t := tensorTypeOf([]int64{M, C}, elem)
 		w2 := fe.tmp()
 		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", w2, name(w), fe.typ(w), w2t)
-		// [C, M], so the matrix product reads its right operand row-major.
-		wT := fe.tmp()
-		wTt := tensorTypeOf([]int64{C, M}, elem)
-		fe.generic(wT, parallel(2),
-			[]genericOperand{{name: w2, typ: w2t, elem: elem, amap: affineMap(2, []string{"d1", "d0"})}},
-			genericOperand{name: fe.empty([]int64{C, M}, elem, nil), typ: wTt, elem: elem, amap: identityMap(2)},
-			"", func(args []string) string { return args[0] })
-		mmTyp := tensorTypeOf([]int64{rows, M}, acc)
-		filled := fe.fill(fe.empty([]int64{rows, M}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
-		mm := fe.tmp()
-		fe.generic(mm, []string{"parallel", "parallel", "reduction"},
-			[]genericOperand{
-				{name: x2, typ: x2t, elem: elem, amap: affineMap(3, []string{"d0", "d2"})},
-				{name: wT, typ: wTt, elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
-			},
-			genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
-			"niro.contraction", func(args []string) string {
-				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
-				p, s := fe.tmp(), fe.tmp()
-				fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
-				fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
-				return s
-			})
-		sum = fe.tmp()
-		fe.line("%s = tensor.expand_shape %s [[0, 1, 2], [3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), mmTyp, accTyp)
+		xElem := elem
+		if xWide {
+			xElem = acc
+		}
+		x3t := tensorTypeOf([]int64{N, C, P}, xElem)
+		x3 := fe.tmp()
+		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2, 3]] : %s into %s", x3, xv, xvTyp, x3t)
+		mmTyp := tensorTypeOf([]int64{M, P}, acc)
+		x2t := tensorTypeOf([]int64{C, P}, xElem)
+		// One rank-3 product per image (the contraction schedule's
+		// common case), inserted into the [N, M, P] result.
+		all := fe.tmp()
+		res3t := tensorTypeOf([]int64{N, M, P}, acc)
+		if N > 1 {
+			fe.line("%s = tensor.empty() : %s", all, res3t)
+		}
+		for n := int64(0); n < N; n++ {
+			x2 := fe.tmp()
+			fe.line("%s = tensor.extract_slice %s[%d, 0, 0] [1, %d, %d] [1, 1, 1] : %s to %s", x2, x3, n, C, P, x3t, x2t)
+			filled := fe.fill(fe.empty([]int64{M, P}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
+			mm := fe.tmp()
+			fe.generic(mm, []string{"parallel", "parallel", "reduction"},
+				[]genericOperand{
+					{name: w2, typ: w2t, elem: elem, amap: affineMap(3, []string{"d0", "d2"})},
+					{name: x2, typ: x2t, elem: xElem, amap: affineMap(3, []string{"d2", "d1"})},
+				},
+				genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
+				"niro.contraction", func(args []string) string {
+					a, b := fe.widen(xt.Elem, args[0]), args[1]
+					if !xWide {
+						b = fe.widen(xt.Elem, b)
+					}
+					p, s := fe.tmp(), fe.tmp()
+					fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+					fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+					return s
+				})
+			if N == 1 {
+				fe.line("%s = tensor.expand_shape %s [[0, 1], [2, 3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), mmTyp, accTyp)
+				break
+			}
+			next := fe.tmp()
+			fe.line("%s = tensor.insert_slice %s into %s[%d, 0, 0] [1, %d, %d] [1, 1, 1] : %s into %s", next, mm, all, n, M, P, mmTyp, res3t)
+			all = next
+		}
+		if N > 1 {
+			fe.line("%s = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [%s] : %s into %s", sum, all, dimList(accDims), res3t, accTyp)
+		}
 	} else {
 		Hp := (OH-1)*sh + (KH-1)*dh + 1
 		var xp, xpTyp string
@@ -208,19 +275,24 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		}
 		wtDims := []int64{C, KH, KW, M}
 		wtTyp := tensorTypeOf(wtDims, elem)
-		wT := fe.tmp()
-		fe.generic(wT, parallel(4),
-			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
-			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
-			"", func(args []string) string { return args[0] })
-		filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
-		sum = fe.tmp()
-		fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
+		wT, folded := fe.foldedFilter(op)
+		if !folded {
+			wT = fe.tmp()
+			fe.generic(wT, parallel(4),
+				[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
+				genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
+				"", func(args []string) string { return args[0] })
+		}
+		nhwcDims := []int64{N, OH, OW, M}
+		nhwcTyp := tensorTypeOf(nhwcDims, acc)
+		filled := fe.fill(fe.empty(nhwcDims, acc, nil), nhwcTyp, acc, fe.scalarConst(accElem, 0), 4)
+		nhwc := fe.tmp()
+		fe.generic(nhwc, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
 			[]genericOperand{
 				{name: xp, typ: xpTyp, elem: elem, amap: affineMap(7, xExprs)},
 				{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 			},
-			genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
+			genericOperand{name: filled, typ: nhwcTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
 			convTag("niro.conv2d", M), func(args []string) string {
 				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 				p, s := fe.tmp(), fe.tmp()
@@ -228,7 +300,66 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
 				return s
 			})
+		fe.convBackToNCHW(op, rt, xt, elem, nhwc, nhwcTyp, acc)
+		return
 	}
+	fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// conv1x1NHWC lowers a one-group 1×1 convolution that reads or writes a
+// channels-last value: one matrix product, the gathered X as
+// [N·OH·OW, C] times W as [C, M], into an N×OH×OW×M accumulator, written
+// back by convBackToNCHW (channels-last, or NCHW).
+func (fe *funcEmitter) conv1x1NHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
+	x, w := op.X, op.W
+	acc, accElem := accumulator(xt.Elem, elem)
+	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+	M := wt.Dims[0]
+	OH, OW := rt.Dims[2], rt.Dims[3]
+	sh, sw := op.Strides[0], op.Strides[1]
+	pt, pl := op.Pads[0], op.Pads[1]
+	xname, xtyp := name(x), fe.typ(x)
+	accDims := []int64{N, OH, OW, M}
+	accTyp := tensorTypeOf(accDims, acc)
+	// A matrix product: rows (n, oh, ow), columns m, contracted c.
+	xg := fe.gatherZero(xname, xtyp, xt.Elem, elem, []int64{N, OH, OW, C}, fe.nhwcAxes(x, []convAxis{
+		{terms: []convTerm{{0, 1}}, size: N},
+		{terms: []convTerm{{3, 1}}, size: C},
+		{terms: []convTerm{{1, sh}}, off: pt, size: H},
+		{terms: []convTerm{{2, sw}}, off: pl, size: W},
+	}))
+	rows := N * OH * OW
+	x2t := tensorTypeOf([]int64{rows, C}, elem)
+	x2 := fe.tmp()
+	fe.line("%s = tensor.collapse_shape %s [[0, 1, 2], [3]] : %s into %s", x2, xg, tensorTypeOf([]int64{N, OH, OW, C}, elem), x2t)
+	w2t := tensorTypeOf([]int64{M, C}, elem)
+	w2 := fe.tmp()
+	fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", w2, name(w), fe.typ(w), w2t)
+	// [C, M], so the matrix product reads its right operand row-major.
+	wT := fe.tmp()
+	wTt := tensorTypeOf([]int64{C, M}, elem)
+	fe.generic(wT, parallel(2),
+		[]genericOperand{{name: w2, typ: w2t, elem: elem, amap: affineMap(2, []string{"d1", "d0"})}},
+		genericOperand{name: fe.empty([]int64{C, M}, elem, nil), typ: wTt, elem: elem, amap: identityMap(2)},
+		"", func(args []string) string { return args[0] })
+	mmTyp := tensorTypeOf([]int64{rows, M}, acc)
+	filled := fe.fill(fe.empty([]int64{rows, M}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
+	mm := fe.tmp()
+	fe.generic(mm, []string{"parallel", "parallel", "reduction"},
+		[]genericOperand{
+			{name: x2, typ: x2t, elem: elem, amap: affineMap(3, []string{"d0", "d2"})},
+			{name: wT, typ: wTt, elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
+		},
+		genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
+		"niro.contraction", func(args []string) string {
+			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+			p, s := fe.tmp(), fe.tmp()
+			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+			return s
+		})
+	sum := fe.tmp()
+	fe.line("%s = tensor.expand_shape %s [[0, 1, 2], [3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), mmTyp, accTyp)
 	fe.convBackToNCHW(op, rt, xt, elem, sum, accTyp, acc)
 }
 
@@ -243,6 +374,54 @@ func (fe *funcEmitter) convBackToNCHW(op *niro.Conv, rt, xt niro.TensorType, ele
 	ins := []genericOperand{{name: sum, typ: accTyp, elem: acc, amap: affineMap(4, []string{"d0", "d2", "d3", "d1"})}}
 	if op.HasBias() {
 		ins = append(ins, genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})})
+	}
+	fe.generic(name(res), parallel(4), ins,
+		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
+				y = s
+			}
+			return fe.narrow(xt.Elem, y)
+		})
+}
+
+// convSumName is the name of op's accumulator: the result itself when
+// there is no epilogue (no bias, no 16-bit rounding).
+func (fe *funcEmitter) convSumName(op *niro.Conv, xt niro.TensorType) string {
+	if op.HasBias() || isHalf(xt.Elem) {
+		return fe.tmp()
+	}
+	return name(op.Result)
+}
+
+// convEpilogue writes op's result from the NCHW accumulator sum (named by
+// convSumName): the bias added last, in place in the accumulator's buffer,
+// and 16-bit floats rounded once. Without either, sum is the result.
+func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem, sum, accTyp, acc string) {
+	res := op.Result
+	if sum == name(res) {
+		return
+	}
+	bias := func() genericOperand {
+		return genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})}
+	}
+	if !isHalf(xt.Elem) {
+		// y = sum + b, written over sum.
+		fe.generic(name(res), parallel(4), []genericOperand{bias()},
+			genericOperand{name: sum, typ: accTyp, elem: acc, amap: identityMap(4)},
+			"", func(args []string) string {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, args[1], args[0], acc)
+				return s
+			})
+		return
+	}
+	ins := []genericOperand{{name: sum, typ: accTyp, elem: acc, amap: identityMap(4)}}
+	if op.HasBias() {
+		ins = append(ins, bias())
 	}
 	fe.generic(name(res), parallel(4), ins,
 		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
@@ -304,11 +483,14 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 	}
 	wtDims := []int64{KH, KW, C}
 	wtTyp := tensorTypeOf(wtDims, elem)
-	wT := fe.tmp()
-	fe.generic(wT, parallel(3),
-		[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
-		genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
-		"", func(args []string) string { return args[0] })
+	wT, folded := fe.foldedFilter(op)
+	if !folded {
+		wT = fe.tmp()
+		fe.generic(wT, parallel(3),
+			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
+			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
+			"", func(args []string) string { return args[0] })
+	}
 	accDims := []int64{N, OH, OW, C}
 	accTyp := tensorTypeOf(accDims, acc)
 	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)

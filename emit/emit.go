@@ -251,6 +251,7 @@ type emitter struct {
 	blobIndex  map[string]int  // blob entry key -> index in blob.Entries
 	textGlobal []*niro.Global  // globals written as memref.global, in module order
 	weightsFns map[string]bool // functions that take the weights parameter
+	filters    *convFilterPlan // convolution filters laid out at compile time
 
 	errs []error
 }

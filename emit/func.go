@@ -332,6 +332,9 @@ func (fe *funcEmitter) ret(op *niro.Return) {
 // restrict, so the data is read in place.
 func (fe *funcEmitter) getGlobal(op *niro.GetGlobal) {
 	res := op.Result
+	if fe.e.filters != nil && fe.e.filters.unread[op] {
+		return // a convolution filter laid out at compile time (conv_filter.go)
+	}
 	g := fe.e.globals[op.Global]
 	if g == nil {
 		fe.opErrorf(op, "get_global %s: no global %s", name(res), symbol(op.Global))

@@ -27,6 +27,12 @@
 //   6. (2-D convolutions) the kw loop is unrolled by 3, whole for 3-wide
 //      kernels, a remainder loop otherwise; the steps keep their order.
 //
+// Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
+// loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
+// blocks of 16 output channels by 16 output columns (8 for f64), vectors
+// along the output row; see @conv_rows_fold and @conv_finish_rows for the
+// two places where it departs from the sequence above.
+//
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
 // each product and each sum rounded on its own. The result has the bits of
@@ -109,6 +115,109 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+  // The row form's blocks lose their unit loops (n, oh) right after tiling,
+  // on the tile loops that hold only them: folding a 7-D block, whose
+  // accumulator slice 1 x 8 x 1 x 32 has a unit dimension inside, does not
+  // terminate in MLIR 22. The rank-5 generics (m, ow, c, kh, kw) left are
+  // tagged niro.rows_step (folding drops the tag).
+  transform.named_sequence @conv_rows_fold(%ln: !transform.op<"scf.for"> {transform.readonly}) {
+    transform.apply_patterns to %ln {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    transform.foreach %ln : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      %g = transform.structured.match ops{["linalg.generic"]} in %l : (!transform.op<"scf.for">) -> !transform.any_op
+      %u = transform.param.constant unit -> !transform.any_param
+      transform.annotate %g "niro.rows_step" = %u : !transform.any_op, !transform.any_param
+    }
+    transform.yield
+  }
+  // Steps 1 and 2 for the row form (loops n, m, oh, ow; emit/conv_rows.go):
+  // blocks of 8 output channels by 32 (f32) or 16 (f64) output columns,
+  // the loops nested n, oh, m, ow (interchange), so that the input rows of
+  // one output row are reused by every channel block.
+  transform.named_sequence @conv_tile_rows32(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %lm, %low = transform.structured.tile_using_for %ops tile_sizes [1, 16, 1, 16, 0, 0, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_rows_fold failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile_rows16(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %lm, %low = transform.structured.tile_using_for %ops tile_sizes [1, 16, 1, 8, 0, 0, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_rows_fold failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_mark_rows32(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.rows_block32" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark_rows16(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.rows_block16" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+
+  // Steps 3 and 4 for one block of the row form (rank 5 after
+  // @conv_rows_fold: m, ow, c, kh, kw): the step loops, tagged for the
+  // later phases, and the vectorized step.
+  transform.named_sequence @conv_steps_rows(%b5: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %b5 tile_sizes [0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %lc "niro.rows_lc" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lkh "niro.rows_lkh" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lkw "niro.rows_lkw" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_hoist(%l: !transform.op<"scf.for"> {transform.readonly}) {
+    transform.loop.hoist_loop_invariant_subsets %l : !transform.op<"scf.for">
+    transform.yield
+  }
+  // Steps 5 and 6 for every block of the row form at once (applied again
+  // to blocks already hoisted, the transfer patterns do not terminate in
+  // MLIR 22).
+  transform.named_sequence @conv_finish_rows(%root: !transform.any_op {transform.readonly}) {
+    transform.apply_patterns to %root {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    %kw = transform.structured.match ops{["scf.for"]} attributes {niro.rows_lkw} in %root : (!transform.any_op) -> !transform.op<"scf.for">
+    transform.foreach %kw : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @conv_hoist failures(propagate) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    %kh = transform.structured.match ops{["scf.for"]} attributes {niro.rows_lkh} in %root : (!transform.any_op) -> !transform.op<"scf.for">
+    transform.foreach %kh : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @conv_hoist failures(propagate) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    %c = transform.structured.match ops{["scf.for"]} attributes {niro.rows_lc} in %root : (!transform.any_op) -> !transform.op<"scf.for">
+    transform.foreach %c : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @conv_hoist failures(propagate) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    %kw2 = transform.structured.match ops{["scf.for"]} attributes {niro.rows_lkw} in %root : (!transform.any_op) -> !transform.op<"scf.for">
+    transform.foreach %kw2 : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @conv_unroll3 failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    }
     transform.yield
   }
 
@@ -225,6 +334,12 @@ module attributes {transform.with_named_sequence} {
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
+    %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %rows
+        @conv_match_f32 -> @conv_mark_rows32,
+        @conv_match_f64 -> @conv_mark_rows16
+      : (!transform.any_op) -> !transform.any_op
     %dwconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
       : (!transform.any_op) -> !transform.any_op
     %pools = transform.structured.match ops{["linalg.generic"]} attributes {niro.pool2d} in %root
@@ -240,6 +355,12 @@ module attributes {transform.with_named_sequence} {
     %t16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile16 failures(propagate) (%t16) : (!transform.any_op) -> ()
+    %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_rows32 failures(propagate) (%r32) : (!transform.any_op) -> ()
+    %r16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_rows16 failures(propagate) (%r16) : (!transform.any_op) -> ()
     %d32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile_dw32 failures(propagate) (%d32) : (!transform.any_op) -> ()
@@ -259,6 +380,13 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %rblocks = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rblocks : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_rows failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    transform.include @conv_finish_rows failures(propagate) (%root) : (!transform.any_op) -> ()
     %db32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     %db16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block16} in %root
