@@ -70,10 +70,12 @@ func TestGPULaneReduction(t *testing.T) {
 		keep   bool
 		points int64 // result elements
 		steps  int64 // positions per lane: ceil(run / 4096)
+		// The lane kernel's launch: the lane axis innermost, on thread x.
+		blocks, threads [3]int64
 	}{
-		{[]int64{3, 5000}, []int{1}, false, 3, 2},
-		{[]int64{1, 4, 112, 112}, []int{2, 3}, true, 4, 4}, // a global pool's 12544
-		{[]int64{70000}, []int{0}, false, 1, 18},          // to a scalar
+		{[]int64{3, 5000}, []int{1}, false, 3, 2, [3]int64{128, 1, 1}, [3]int64{32, 8, 1}},
+		{[]int64{1, 4, 112, 112}, []int{2, 3}, true, 4, 4, [3]int64{128, 1, 1}, [3]int64{32, 8, 1}}, // a global pool's 12544
+		{[]int64{70000}, []int{0}, false, 1, 18, [3]int64{16, 1, 1}, [3]int64{256, 1, 1}},           // to a scalar
 	} {
 		name := fmt.Sprint(c.dims)
 		src := strings.Replace(laneModule(t, "sum", c.dims, c.axes, c.keep), "@%s(", "@lanes(", 1)
@@ -90,8 +92,8 @@ func TestGPULaneReduction(t *testing.T) {
 		if n := total(ls[1]); n < c.points*niro.ReduceLanes {
 			t.Errorf("%s: the lane kernel runs %d threads, want at least %d x 4096", name, n, c.points)
 		}
-		if ls[1].threads[0] != 32 && ls[1].threads[0] != 256 {
-			t.Errorf("%s: the lane axis is not on thread x: threads %v", name, ls[1].threads)
+		if ls[1].blocks != c.blocks || ls[1].threads != c.threads {
+			t.Errorf("%s: lane kernel blocks %v threads %v, want %v %v", name, ls[1].blocks, ls[1].threads, c.blocks, c.threads)
 		}
 		// Each lane's positions, in order, the partial in a register.
 		if !regexp.MustCompile(fmt.Sprintf(`scf\.for %%\w+ = %%c0 to %%c%d step %%c1 iter_args\(%%\w+ = %%\w+\) -> \(f32\) \{`, c.steps)).MatchString(lanes) ||
