@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -61,7 +62,7 @@ func (fe *funcEmitter) reduceLanes(op *niro.Reduce, x niro.Value, xt niro.Tensor
 	fe.generic(partials, iters,
 		[]genericOperand{{name: stepsT, typ: stepType, elem: "i8", amap: affineMap(K+2, []string{"d" + strconv.Itoa(K+1)})}},
 		genericOperand{name: pfilled, typ: partType, elem: acc, amap: affineMap(K+2, partExprs)},
-		"", func(args []string) string {
+		fmt.Sprintf("niro.lanes = %d : i64", K+2), func(args []string) string {
 			ix := func(d int) string {
 				i := fe.tmp()
 				fe.line("%s = linalg.index %d : index", i, d)
