@@ -42,19 +42,34 @@ func (fe *funcEmitter) reduce(op *niro.Reduce) {
 		dynSrc = append(dynSrc, i)
 	}
 	dyn := func(j int) string { return fe.dim(x, xt, dynSrc[j]) }
+	kind := map[niro.ReduceKind]niro.BinaryKind{niro.ReduceSum: niro.Add, niro.ReduceProd: niro.Mul, niro.ReduceMax: niro.Max, niro.ReduceMin: niro.Min}[op.Kind]
+	accType := tensorTypeOf(outDims, acc)
+	if run := op.LaneRun(); run > 0 {
+		// A run longer than niro.ReduceLanes folds lane by lane first.
+		start, err := fe.reduceInit(op.Kind, accElem)
+		if err != nil {
+			fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
+			return
+		}
+		folded := name(res)
+		if accElem != xt.Elem {
+			folded = fe.tmp()
+		}
+		fe.reduceLanes(op, x, xt, elem, acc, accElem, kind, start, folded, run)
+		fe.narrowReduced(res, xt, rt, elem, folded, accType, len(outDims), dyn)
+		return
+	}
 	init := fe.empty(outDims, acc, dyn)
 	start, err := fe.reduceInit(op.Kind, accElem)
 	if err != nil {
 		fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
 		return
 	}
-	accType := tensorTypeOf(outDims, acc)
 	filled := fe.fill(init, accType, acc, start, len(outDims))
 	folded := name(res)
 	if accElem != xt.Elem {
 		folded = fe.tmp()
 	}
-	kind := map[niro.ReduceKind]niro.BinaryKind{niro.ReduceSum: niro.Add, niro.ReduceProd: niro.Mul, niro.ReduceMax: niro.Max, niro.ReduceMin: niro.Min}[op.Kind]
 	fe.generic(folded, iters,
 		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: identityMap(R)}},
 		genericOperand{name: filled, typ: accType, elem: acc, amap: affineMap(R, outExprs)},
@@ -70,13 +85,19 @@ func (fe *funcEmitter) reduce(op *niro.Reduce) {
 			}
 			return y
 		})
-	if accElem == xt.Elem {
+	fe.narrowReduced(res, xt, rt, elem, folded, accType, len(outDims), dyn)
+}
+
+// narrowReduced rounds the f32 accumulator folded of a 16-bit float
+// reduction to the result res once; for other types folded is res itself.
+func (fe *funcEmitter) narrowReduced(res niro.Value, xt, rt niro.TensorType, elem, folded, accType string, rank int, dyn func(int) string) {
+	if !isHalf(xt.Elem) {
 		return
 	}
 	dst := fe.empty(rt.Dims, elem, dyn)
-	fe.generic(name(res), parallel(len(outDims)),
-		[]genericOperand{{name: folded, typ: accType, elem: acc, amap: identityMap(len(outDims))}},
-		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(len(outDims))},
+	fe.generic(name(res), parallel(rank),
+		[]genericOperand{{name: folded, typ: accType, elem: "f32", amap: identityMap(rank)}},
+		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(rank)},
 		"", func(args []string) string { return fe.narrow(xt.Elem, args[0]) })
 }
 

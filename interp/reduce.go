@@ -72,6 +72,12 @@ func reduce(op *niro.Reduce, x *tensor, rd []int64) (*tensor, error) {
 			acc[i] = s
 		}
 		xs := x.f32
+		if run := op.LaneRun(); run > 0 {
+			f := floatBinary[float32](kind)
+			laneFold(acc, xs, oi, runIndex(x.dims, op.IsReduced), s, f)
+			round16(e, acc)
+			break
+		}
 		switch op.Kind {
 		case niro.ReduceSum:
 			for i, v := range xs {
@@ -106,6 +112,10 @@ func reduce(op *niro.Reduce, x *tensor, rd []int64) (*tensor, error) {
 		for i := range acc {
 			acc[i] = s
 		}
+		if op.LaneRun() > 0 {
+			laneFold(acc, x.f64, oi, runIndex(x.dims, op.IsReduced), s, fn)
+			break
+		}
 		for i, v := range x.f64 {
 			acc[oi[i]] = fn(v, acc[oi[i]])
 		}
@@ -122,12 +132,52 @@ func reduce(op *niro.Reduce, x *tensor, rd []int64) (*tensor, error) {
 			acc[i] = s
 		}
 		fn := intBinary(kind, e)
+		if op.LaneRun() > 0 {
+			laneFold(acc, x.ints, oi, runIndex(x.dims, op.IsReduced), s, func(a, b int64) int64 {
+				v, _ := fn(a, b)
+				return wrap(e, v)
+			})
+			wrapAll(e, acc)
+			break
+		}
 		for i, v := range x.ints {
 			acc[oi[i]], _ = fn(v, acc[oi[i]])
 		}
 		wrapAll(e, acc)
 	}
 	return out, nil
+}
+
+// runIndex returns, for every element of x (row-major), its position in
+// its result element's run: the row-major index over the reduced axes.
+func runIndex(dims []int64, red func(int) bool) []int {
+	return outIndex(dims, func(i int) bool { return !red(i) })
+}
+
+// laneFold folds xs into acc (filled with the seed s) in the lane order of
+// docs/ops.md: element i, at run position pos[i] of result element oi[i],
+// folds into lane pos[i] mod niro.ReduceLanes of that result element as
+// fn(x, lane), each lane from s, in ascending run order (the row-major
+// walk meets a result element's positions in ascending order); then every
+// result element folds its lanes 0..ReduceLanes-1 in order as
+// fn(lane, acc).
+func laneFold[T any](acc, xs []T, oi, pos []int, s T, fn func(a, b T) T) {
+	const lanes = niro.ReduceLanes
+	part := make([]T, len(acc)*lanes)
+	for i := range part {
+		part[i] = s
+	}
+	for i, v := range xs {
+		k := oi[i]*lanes + pos[i]%lanes
+		part[k] = fn(v, part[k])
+	}
+	for o := range acc {
+		a := acc[o]
+		for _, v := range part[o*lanes : (o+1)*lanes] {
+			a = fn(v, a)
+		}
+		acc[o] = a
+	}
 }
 
 // intExtreme returns the lowest (or highest) value of the integer type e.

@@ -90,6 +90,31 @@ func (o *Reduce) IsReduced(axis int) bool {
 	return false
 }
 
+// ReduceLanes is the number of reduction lanes: a run longer than this
+// folds lane by lane first (docs/ops.md, "Reduce").
+const ReduceLanes = 4096
+
+// LaneRun returns the length of every result element's run when it folds
+// lane by lane: the product of the reduced extents when they are all static
+// and it exceeds ReduceLanes, else 0 (the run folds in order).
+func (o *Reduce) LaneRun() int64 {
+	xt, ok := o.X.Type.(TensorType)
+	if !ok || xt.Unranked {
+		return 0
+	}
+	n := int64(1)
+	for _, a := range o.Axes {
+		if a < 0 || a >= len(xt.Dims) || xt.Dims[a] < 0 {
+			return 0
+		}
+		n *= xt.Dims[a]
+	}
+	if n <= ReduceLanes {
+		return 0
+	}
+	return n
+}
+
 func (o *Reduce) inferTypes() ([]Type, error) {
 	info := o.Kind.Info()
 	if o.Kind >= numReduceKinds {

@@ -103,6 +103,11 @@ func TestGPUKernelsOnHost(t *testing.T) {
 		"red":       reduce(300, 100),
 		"redlong":   reduce(3, 10000),
 		"whole":     whole,
+		// Runs longer than the 4096 lanes, as emit writes them: partials
+		// with a lane axis, then the lanes in order (TestGPULaneReduction).
+		"lanes":      laneModule(t, "sum", []int64{3, 5000}, []int{1}, false),
+		"lanespool":  laneModule(t, "max", []int64{1, 4, 112, 112}, []int{2, 3}, true),
+		"laneswhole": laneModule(t, "sum", []int64{70000}, []int{0}, false),
 	}
 	r := rand.New(rand.NewPCG(10, 11))
 	dir := t.TempDir()

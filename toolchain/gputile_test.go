@@ -269,9 +269,10 @@ func TestGPUMatmulKernels(t *testing.T) {
 	}
 }
 
-// TestGPUReductionShape: a reduction is a seed kernel and a fold kernel
-// with one thread per result element, the reduced axis an in-order loop in
-// the thread, also for a run longer than 4096.
+// TestGPUReductionShape: a reduction generic is a seed kernel and a fold
+// kernel with one thread per result element, the reduced axis an in-order
+// loop in the thread, whatever the run's length (emit writes a run longer
+// than 4096 as a lane reduction instead: TestGPULaneReduction).
 func TestGPUReductionShape(t *testing.T) {
 	for _, c := range []struct {
 		rows, run int64

@@ -949,6 +949,24 @@ module attributes {transform.with_named_sequence} {
   }
 
   transform.named_sequence @niro_reduction(%root: !transform.any_op {transform.readonly}) {
+    // A long run's lane partials (emit/reducelanes.go: the generic tagged
+    // niro.lanes = its rank, loops (kept..., lane, j)) are tiled by 1 along
+    // the kept axes and the step j, the lane axis whole: the host then
+    // walks each step's 4096 lanes contiguously instead of one lane's
+    // positions 4096 apart. Each lane still folds its positions in
+    // ascending j, from the same seed: the same bits.
+    %l2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanes = 2 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %lt2, %lj2 = transform.structured.tile_using_for %l2 tile_sizes [0, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    %l3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanes = 3 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %lt3, %lk3, %lj3 = transform.structured.tile_using_for %l3 tile_sizes [1, 0, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %l4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanes = 4 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %lt4, %lk4a, %lk4b, %lj4 = transform.structured.tile_using_for %l4 tile_sizes [1, 1, 0, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     %all = transform.structured.match ops{["linalg.generic"]} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %all

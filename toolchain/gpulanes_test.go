@@ -1,0 +1,116 @@
+package toolchain
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/niro"
+)
+
+// laneModule emits the niro reduction reduce_KIND over axes of an f32
+// tensor of shape dims (keep_dims as given) as emit lowers it, the
+// function named @%s for TestGPUKernelsOnHost's cases.
+func laneModule(t *testing.T, kind string, dims []int64, axes []int, keep bool) string {
+	t.Helper()
+	red := map[int]bool{}
+	for _, a := range axes {
+		red[a] = true
+	}
+	ty := func(d []int64) string {
+		var sb strings.Builder
+		sb.WriteString("tensor<")
+		for _, v := range d {
+			fmt.Fprintf(&sb, "%dx", v)
+		}
+		return sb.String() + "f32>"
+	}
+	var rd []int64
+	for i, d := range dims {
+		switch {
+		case !red[i]:
+			rd = append(rd, d)
+		case keep:
+			rd = append(rd, 1)
+		}
+	}
+	ax := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(axes)), ", "), "[]")
+	src := fmt.Sprintf("func @lanes(%[1]s) -> (%[2]s) {\n^bb0(%%0: %[1]s):\n  %%1 = reduce_%[3]s %%0 {axes = [%[4]s], keep_dims = %[5]v} : (%[1]s) -> %[2]s\n  return %%1 : %[2]s\n}\n",
+		ty(dims), ty(rd), kind, ax, keep)
+	m, err := niro.Parse("lanes.niro", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := emit.Module(m, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The function alone, without the module around it.
+	text := out.MLIR
+	start := strings.Index(text, "  func.func @lanes(")
+	end := strings.LastIndex(text, "\n}")
+	if start < 0 || end < start {
+		t.Fatalf("unexpected emitted module:\n%s", text)
+	}
+	return strings.Replace(text[start:end+1], "@lanes(", "@%s(", 1)
+}
+
+// TestGPULaneReduction: a reduction whose run is longer than the 4096
+// lanes, as emit writes it, is four kernels: the partials' seed, the lane
+// kernel with one thread per (result element, lane), each folding its
+// lane's positions in order with the running value in a register, the
+// result's seed, and the lane fold, one thread per result element looping
+// over the 4096 lanes in order.
+func TestGPULaneReduction(t *testing.T) {
+	for _, c := range []struct {
+		dims   []int64
+		axes   []int
+		keep   bool
+		points int64 // result elements
+		steps  int64 // positions per lane: ceil(run / 4096)
+		// The lane kernel's launch: the lane axis innermost, on thread x.
+		blocks, threads [3]int64
+	}{
+		{[]int64{3, 5000}, []int{1}, false, 3, 2, [3]int64{128, 1, 1}, [3]int64{32, 8, 1}},
+		{[]int64{1, 4, 112, 112}, []int{2, 3}, true, 4, 4, [3]int64{128, 1, 1}, [3]int64{32, 8, 1}}, // a global pool's 12544
+		{[]int64{70000}, []int{0}, false, 1, 18, [3]int64{16, 1, 1}, [3]int64{256, 1, 1}},           // to a scalar
+	} {
+		name := fmt.Sprint(c.dims)
+		src := strings.Replace(laneModule(t, "sum", c.dims, c.axes, c.keep), "@%s(", "@lanes(", 1)
+		mlir := gpuMLIR(t, src, "nvidia:sm_90", "lanes", 1, KindMLIR).MLIR
+		ls := launches(t, mlir)
+		if len(ls) != 4 {
+			t.Fatalf("%s: %d kernels, want 4 (partials seed, lanes, seed, lane fold):\n%s", name, len(ls), mlir)
+		}
+		total := func(l launch) int64 {
+			return l.blocks[0] * l.blocks[1] * l.blocks[2] * l.threads[0] * l.threads[1] * l.threads[2]
+		}
+		lanes := kernelBody(t, mlir, ls[1].kernel)
+		// One thread per lane and result element: the launch covers them all.
+		if n := total(ls[1]); n < c.points*niro.ReduceLanes {
+			t.Errorf("%s: the lane kernel runs %d threads, want at least %d x 4096", name, n, c.points)
+		}
+		if ls[1].blocks != c.blocks || ls[1].threads != c.threads {
+			t.Errorf("%s: lane kernel blocks %v threads %v, want %v %v", name, ls[1].blocks, ls[1].threads, c.blocks, c.threads)
+		}
+		// Each lane's positions, in order, the partial in a register.
+		if !regexp.MustCompile(fmt.Sprintf(`scf\.for %%\w+ = %%c0 to %%c%d step %%c1 iter_args\(%%\w+ = %%\w+\) -> \(f32\) \{`, c.steps)).MatchString(lanes) ||
+			strings.Count(lanes, "memref.store") != 1 || strings.Count(lanes, "arith.addf") != 1 {
+			t.Errorf("%s: the lane kernel is not one in-order loop of %d steps per thread:\n%s", name, c.steps, lanes)
+		}
+		fold := kernelBody(t, mlir, ls[3].kernel)
+		if !regexp.MustCompile(`scf\.for %\w+ = %c0 to %c4096 step %c1 iter_args\(%\w+ = %\w+\) -> \(f32\) \{`).MatchString(fold) {
+			t.Errorf("%s: the lane fold is not an in-order loop over the 4096 lanes:\n%s", name, fold)
+		}
+		if n := total(ls[3]); n < c.points {
+			t.Errorf("%s: the lane fold runs %d threads for %d result elements", name, n, c.points)
+		}
+	}
+	// No fused multiply-add, and the PTX has the lane kernel's adds.
+	ptx := string(gpuMLIR(t, strings.Replace(laneModule(t, "sum", []int64{3, 5000}, []int{1}, false), "@%s(", "@lanes(", 1), "nvidia:sm_90", "lanes", 1, KindPTX).Kernels)
+	if strings.Contains(ptx, "fma.") || !strings.Contains(ptx, "add.rn.f32") {
+		t.Errorf("the lane reduction's PTX is not add.rn without fma")
+	}
+}
