@@ -33,6 +33,6 @@ if "$readelf" -lW "$bin/niro" | grep -qE '^\s*(INTERP|DYNAMIC)\b'; then
 	exit 1
 fi
 echo "== go test" >&2
-go test -timeout 25m "$@" ./...
+go test -timeout 45m "$@" ./...
 echo "== fuzz (seed corpus, a fixed count per target)" >&2
 scripts/fuzz.sh
