@@ -205,3 +205,20 @@ func (fe *funcEmitter) foldedFilter(op *niro.Conv) (string, bool) {
 	fe.line("%s = arith.constant %s : %s", v, attr, t)
 	return v, true
 }
+
+// convFilterIn returns op's filter in the block's layout dims and its
+// type: the compile-time copy where planConvFilters made one, otherwise a
+// transpose of W per call, element [d0, d1, …] read from W at srcExprs.
+func (fe *funcEmitter) convFilterIn(op *niro.Conv, dims []int64, srcExprs []string, elem string) (string, string) {
+	typ := tensorTypeOf(dims, elem)
+	if wT, folded := fe.foldedFilter(op); folded {
+		return wT, typ
+	}
+	w := op.W
+	wT := fe.tmp()
+	fe.generic(wT, parallel(len(dims)),
+		[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(len(dims), srcExprs)}},
+		genericOperand{name: fe.empty(dims, elem, nil), typ: typ, elem: elem, amap: identityMap(len(dims))},
+		"", func(args []string) string { return args[0] })
+	return wT, typ
+}

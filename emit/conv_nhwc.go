@@ -273,16 +273,7 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 			xpTyp = tensorTypeOf(dims, elem)
 			xExprs = []string{d(6), d(0), windowExpr(d(1), sh, d(5), dh), d(2), d(4)}
 		}
-		wtDims := []int64{C, KH, KW, M}
-		wtTyp := tensorTypeOf(wtDims, elem)
-		wT, folded := fe.foldedFilter(op)
-		if !folded {
-			wT = fe.tmp()
-			fe.generic(wT, parallel(4),
-				[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
-				genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
-				"", func(args []string) string { return args[0] })
-		}
+		wT, wtTyp := fe.convFilterIn(op, []int64{C, KH, KW, M}, []string{"d3", "d0", "d1", "d2"}, elem)
 		nhwcDims := []int64{N, OH, OW, M}
 		nhwcTyp := tensorTypeOf(nhwcDims, acc)
 		filled := fe.fill(fe.empty(nhwcDims, acc, nil), nhwcTyp, acc, fe.scalarConst(accElem, 0), 4)
@@ -445,7 +436,7 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 // the order of docs/ops.md). The convolution schedule blocks it over
 // output columns × channels.
 func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
-	x, w := op.X, op.W
+	x := op.X
 	acc, accElem := accumulator(xt.Elem, elem)
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
 	KH, KW := wt.Dims[2], wt.Dims[3]
@@ -481,16 +472,7 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 		xpTyp = tensorTypeOf(dims, elem)
 		xExprs = []string{d(5), d(0), windowExpr(d(1), sh, d(4), dh), d(2), d(3)}
 	}
-	wtDims := []int64{KH, KW, C}
-	wtTyp := tensorTypeOf(wtDims, elem)
-	wT, folded := fe.foldedFilter(op)
-	if !folded {
-		wT = fe.tmp()
-		fe.generic(wT, parallel(3),
-			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(3, []string{"d2", "0", "d0", "d1"})}},
-			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(3)},
-			"", func(args []string) string { return args[0] })
-	}
+	wT, wtTyp := fe.convFilterIn(op, []int64{KH, KW, C}, []string{"d2", "0", "d0", "d1"}, elem)
 	accDims := []int64{N, OH, OW, C}
 	accTyp := tensorTypeOf(accDims, acc)
 	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)

@@ -46,7 +46,7 @@ func useConvRows(ow, m, c, kh, kw int64) bool {
 
 // conv2dRows lowers op in the row form; see above.
 func (fe *funcEmitter) conv2dRows(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
-	x, w := op.X, op.W
+	x := op.X
 	acc, accElem := accumulator(xt.Elem, elem)
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
 	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
@@ -83,16 +83,7 @@ func (fe *funcEmitter) conv2dRows(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		xpTyp = tensorTypeOf(dims, elem)
 		xExprs = []string{d(6), d(0), d(4), windowExpr(d(2), sh, d(5), dh), d(3)}
 	}
-	wtDims := []int64{C, KH, KW, M}
-	wtTyp := tensorTypeOf(wtDims, elem)
-	wT, folded := fe.foldedFilter(op)
-	if !folded {
-		wT = fe.tmp()
-		fe.generic(wT, parallel(4),
-			[]genericOperand{{name: name(w), typ: fe.typ(w), elem: elem, amap: affineMap(4, []string{"d3", "d0", "d1", "d2"})}},
-			genericOperand{name: fe.empty(wtDims, elem, nil), typ: wtTyp, elem: elem, amap: identityMap(4)},
-			"", func(args []string) string { return args[0] })
-	}
+	wT, wtTyp := fe.convFilterIn(op, []int64{C, KH, KW, M}, []string{"d3", "d0", "d1", "d2"}, elem)
 	accDims := []int64{N, M, OH, OW}
 	accTyp := tensorTypeOf(accDims, acc)
 	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
