@@ -169,11 +169,7 @@ func TestInterpPackedIntCasts(t *testing.T) {
 // each 8-bit float, to f8E8M0FNU and to the 4- and 2-bit integers.
 func TestInterpF4E2M1Casts(t *testing.T) {
 	f4 := packedInt{elem: niro.F4E2M1FN, onnx: onnxpb.TensorProto_FLOAT4E2M1, bits: 4}
-	var codes []int
-	for c := 0; c < 16; c++ {
-		codes = append(codes, c)
-	}
-	codes = append(codes, 7)
+	codes := f4Codes()
 	n := int64(len(codes))
 	path := f8Model(t, "decode", []*onnxpb.NodeProto{onnxCast("x", "y", onnxpb.TensorProto_FLOAT), onnxCast("y", "z", f4.onnx)},
 		f8ValueInfo("x", f4.onnx, n), []*onnxpb.ValueInfoProto{f8ValueInfo("y", onnxpb.TensorProto_FLOAT, n), f8ValueInfo("z", f4.onnx, n)})
@@ -190,25 +186,7 @@ func TestInterpF4E2M1Casts(t *testing.T) {
 		t.Errorf("round trip: got %x, want %x", got[1].Data, packed)
 	}
 
-	var xs []float32
-	add := func(v float64) {
-		f := float32(v)
-		xs = append(xs, f, math.Nextafter32(f, float32(math.Inf(1))), math.Nextafter32(f, float32(math.Inf(-1))))
-	}
-	for i, v := range f4Values {
-		add(v)
-		if i+1 < len(f4Values) {
-			add((v + f4Values[i+1]) / 2)
-		}
-	}
-	add(7)
-	add(1e6)
-	add(1e-40)
-	m := len(xs)
-	for i := 0; i < m; i++ {
-		xs = append(xs, -xs[i])
-	}
-	xs = append(xs, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32)
+	xs := f4Probes()
 	var ds []float64
 	for _, x := range xs {
 		v := float64(x)

@@ -167,6 +167,42 @@ func f4Encode(x float64) int {
 	return best
 }
 
+// f4Codes returns every f4E2M1FN code and one more (an odd count, so the
+// last byte holds a single code).
+func f4Codes() []int {
+	var codes []int
+	for c := 0; c < 16; c++ {
+		codes = append(codes, c)
+	}
+	return append(codes, 7)
+}
+
+// f4Probes returns the f32 values the f4E2M1FN encode tests cast: each
+// code's value and each midpoint between neighbours with their two f32
+// neighbours, values past the largest code, a subnormal, their negations,
+// the infinities, NaN and the largest f32.
+func f4Probes() []float32 {
+	var xs []float32
+	add := func(v float64) {
+		f := float32(v)
+		xs = append(xs, f, math.Nextafter32(f, float32(math.Inf(1))), math.Nextafter32(f, float32(math.Inf(-1))))
+	}
+	for i, v := range f4Values {
+		add(v)
+		if i+1 < len(f4Values) {
+			add((v + f4Values[i+1]) / 2)
+		}
+	}
+	add(7)
+	add(1e6)
+	add(1e-40)
+	n := len(xs)
+	for i := 0; i < n; i++ {
+		xs = append(xs, -xs[i])
+	}
+	return append(xs, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32)
+}
+
 // TestF4E2M1Casts checks Cast from every f4E2M1FN code (an odd count) to
 // f32 and back, and from f32 values at, around and between every code
 // (midpoints and their neighbours), past the largest, infinities and NaN,
@@ -180,11 +216,7 @@ func TestF4E2M1Casts(t *testing.T) {
 	}
 	f4 := packedInt{elem: niro.F4E2M1FN, onnx: onnxpb.TensorProto_FLOAT4E2M1, bits: 4}
 	t.Run("decode", func(t *testing.T) {
-		var codes []int
-		for c := 0; c < 16; c++ {
-			codes = append(codes, c)
-		}
-		codes = append(codes, 7)
+		codes := f4Codes()
 		n := int64(len(codes))
 		path := f8Model(t, "decode", []*onnxpb.NodeProto{cast("x", "y", onnxpb.TensorProto_FLOAT), cast("y", "z", f4.onnx)},
 			f8ValueInfo("x", f4.onnx, n), []*onnxpb.ValueInfoProto{f8ValueInfo("y", onnxpb.TensorProto_FLOAT, n), f8ValueInfo("z", f4.onnx, n)})
@@ -201,25 +233,7 @@ func TestF4E2M1Casts(t *testing.T) {
 		}
 	})
 	t.Run("encode", func(t *testing.T) {
-		var xs []float32
-		add := func(v float64) {
-			f := float32(v)
-			xs = append(xs, f, math.Nextafter32(f, float32(math.Inf(1))), math.Nextafter32(f, float32(math.Inf(-1))))
-		}
-		for i, v := range f4Values {
-			add(v)
-			if i+1 < len(f4Values) {
-				add((v + f4Values[i+1]) / 2)
-			}
-		}
-		add(7)
-		add(1e6)
-		add(1e-40)
-		n := len(xs)
-		for i := 0; i < n; i++ {
-			xs = append(xs, -xs[i])
-		}
-		xs = append(xs, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.MaxFloat32)
+		xs := f4Probes()
 		nx := int64(len(xs))
 		path := f8Model(t, "encode", []*onnxpb.NodeProto{cast("x", "y", f4.onnx)},
 			f8ValueInfo("x", onnxpb.TensorProto_FLOAT, nx), []*onnxpb.ValueInfoProto{f8ValueInfo("y", f4.onnx, nx)})
