@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -82,22 +80,7 @@ func runOpModel(t *testing.T, opset int64, ins, outs []opValue, nodes []*onnxpb.
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hm, err := env.buildHost(ctx, tc, mod, "host")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer hm.cleanup()
-	res, err := env.execute(ctx, tc, hm, inputs, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res.Outputs
+	return compileAndRun(t, mod, inputs)
 }
 
 // splitMix returns output c of the generator docs/ops.md specifies
