@@ -15,6 +15,12 @@ import (
 // function named @%s for TestGPUKernelsOnHost's cases.
 func laneModule(t *testing.T, kind string, dims []int64, axes []int, keep bool) string {
 	t.Helper()
+	return laneModuleOf(t, "f32", kind, dims, axes, keep)
+}
+
+// laneModuleOf is laneModule over an elem tensor (a niro element type).
+func laneModuleOf(t *testing.T, elem, kind string, dims []int64, axes []int, keep bool) string {
+	t.Helper()
 	red := map[int]bool{}
 	for _, a := range axes {
 		red[a] = true
@@ -25,7 +31,7 @@ func laneModule(t *testing.T, kind string, dims []int64, axes []int, keep bool) 
 		for _, v := range d {
 			fmt.Fprintf(&sb, "%dx", v)
 		}
-		return sb.String() + "f32>"
+		return sb.String() + elem + ">"
 	}
 	var rd []int64
 	for i, d := range dims {

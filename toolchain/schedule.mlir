@@ -989,10 +989,27 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%l: !transform.op<"scf.for">):
       transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
     }
-    %vj = transform.merge_handles %vj2, %vj3, %vj4 : !transform.op<"scf.for">
-    transform.foreach %vj : !transform.op<"scf.for"> {
-    ^bb0(%l: !transform.op<"scf.for">):
-      transform.include @vectorize_lane_step failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    // The peeled tiles' sizes become static.
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %vtiles2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 2 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %vtiles2 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_lanes2 failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    %vtiles3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 3 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %vtiles3 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_lanes3 failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    %vtiles4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 4 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %vtiles4 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_lanes4 failures(suppress) (%t) : (!transform.any_op) -> ()
     }
     // niro.lanes (a run elsewhere in the operand, or of i1): tiled by 1
     // along the kept axes and the step j, the lane axis whole, so the host
@@ -1013,19 +1030,26 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
-  // One step j of niro.lanevec tiles: the unit axes folded away (the step
-  // and the kept axes, so a tile is a rank-1 parallel generic over 16
-  // lanes, or the remainder's fewer), then each tile vectorized.
-  transform.named_sequence @vectorize_lane_step(%j: !transform.op<"scf.for"> {transform.readonly}) {
-    transform.apply_patterns to %j {
-      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
-    } : !transform.op<"scf.for">
-    %tiles = transform.structured.match ops{["linalg.generic"]} in %j
-      : (!transform.op<"scf.for">) -> !transform.any_op
-    transform.foreach %tiles : !transform.any_op {
-    ^bb0(%t: !transform.any_op):
-      transform.include @vectorize_lanes failures(suppress) (%t) : (!transform.any_op) -> ()
-    }
+  // One niro.lanevec tile (one step j of up to 16 lanes, the kept axes
+  // 1) with its lane loop moved innermost, so the lanes are the vector's
+  // one non-unit, trailing axis, then vectorized: the element read is a
+  // contiguous vector load, the fold over the unit step a vector op.
+  transform.named_sequence @vectorize_lanes2(%op: !transform.any_op {transform.consumed}) {
+    %i = transform.structured.interchange %op iterator_interchange = [1, 0]
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @vectorize_lanes failures(propagate) (%i) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @vectorize_lanes3(%op: !transform.any_op {transform.consumed}) {
+    %i = transform.structured.interchange %op iterator_interchange = [0, 2, 1]
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @vectorize_lanes failures(propagate) (%i) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @vectorize_lanes4(%op: !transform.any_op {transform.consumed}) {
+    %i = transform.structured.interchange %op iterator_interchange = [0, 1, 3, 2]
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @vectorize_lanes failures(propagate) (%i) : (!transform.any_op) -> ()
     transform.yield
   }
 
