@@ -974,14 +974,19 @@ module attributes {transform.with_named_sequence} {
     // different accumulators, never parts of one: the same bits.
     %v2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 2 : i64} in %root
       : (!transform.any_op) -> !transform.any_op
-    %vt2, %vj2, %vl2 = transform.structured.tile_using_for %v2 tile_sizes [16, 1] interchange = [1, 0]
-      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
     %v3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 3 : i64} in %root
       : (!transform.any_op) -> !transform.any_op
-    %vt3, %vk3, %vj3, %vl3 = transform.structured.tile_using_for %v3 tile_sizes [1, 16, 1] interchange = [0, 2, 1]
-      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     %v4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 4 : i64} in %root
       : (!transform.any_op) -> !transform.any_op
+    // The functions holding them (none: an empty handle, which the
+    // canonicalization below then leaves alone).
+    %vall = transform.merge_handles %v2, %v3, %v4 : !transform.any_op
+    %vfuncs = transform.get_parent_op %vall {op_name = "func.func", deduplicate}
+      : (!transform.any_op) -> !transform.any_op
+    %vt2, %vj2, %vl2 = transform.structured.tile_using_for %v2 tile_sizes [16, 1] interchange = [1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %vt3, %vk3, %vj3, %vl3 = transform.structured.tile_using_for %v3 tile_sizes [1, 16, 1] interchange = [0, 2, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     %vt4, %vk4a, %vk4b, %vj4, %vl4 = transform.structured.tile_using_for %v4 tile_sizes [1, 1, 16, 1] interchange = [0, 1, 3, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     %vl = transform.merge_handles %vl2, %vl3, %vl4 : !transform.op<"scf.for">
@@ -990,7 +995,7 @@ module attributes {transform.with_named_sequence} {
       transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
     }
     // The peeled tiles' sizes become static.
-    transform.apply_patterns to %root {
+    transform.apply_patterns to %vfuncs {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     %vtiles2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 2 : i64} in %root
