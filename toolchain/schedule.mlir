@@ -5,7 +5,9 @@
 // third, @niro_reduction ("reduction"), at the end of the file, schedules
 // reductions over the last axis (see the comment there); a fourth,
 // @niro_rowfuse ("rowfuse"), after it, fuses row-reduction chains such as
-// Softmax into one loop over 16-row tiles.
+// Softmax into one loop over 16-row tiles, after running @niro_lanes (the
+// lane partials of runs longer than 4096, tiled and vectorized; see the
+// comment there).
 //
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
