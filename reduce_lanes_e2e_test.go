@@ -64,8 +64,11 @@ func laneOrder(xs []float64, seed float64, f func(a, b float64) float64) float64
 // 4096 lanes (4097, 5000, a 112 x 112 global pool's 12544, 3 x 70000, and
 // reduced axes before and around a kept one) for the host and checks their
 // bits against the interpreter and against a Go loop of the documented
-// lane order, in f32, f64 and f16 (f16 folded in f32, rounded once). Each
-// (type, shape) is one program with every kind of laneKinds as an output.
+// lane order, in f32, f64, f16 and bf16 (16-bit types folded in f32,
+// rounded once), including a run with two kept axes before it (rank 3) and
+// two reduced axes after two kept ones (rank 4): the host vectorizes the
+// lane partials of a run over the trailing axes. Each (type, shape) is one
+// program with every kind of laneKinds as an output.
 func TestE2EReduceLanes(t *testing.T) {
 	requireTools(t)
 	cases := []laneCase{
@@ -74,9 +77,11 @@ func TestE2EReduceLanes(t *testing.T) {
 		{[]int64{1, 2, 112, 112}, []int{2, 3}, true},
 		{[]int64{3, 70000}, []int{1}, false},
 		{[]int64{3000, 2, 3}, []int{0, 2}, false},
+		{[]int64{2, 3, 5000}, []int{2}, true},
+		{[]int64{2, 2, 3, 3000}, []int{2, 3}, false},
 	}
 	inOrderDiffers := 0
-	for _, elem := range []niro.ScalarType{niro.F32, niro.F64, niro.F16} {
+	for _, elem := range []niro.ScalarType{niro.F32, niro.F64, niro.F16, niro.BF16} {
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s/%v", elem, c.dims), func(t *testing.T) {
 				inOrderDiffers += runLaneCase(t, elem, c)
@@ -102,7 +107,7 @@ func runLen(c laneCase) int64 {
 // runLaneCase compiles and runs one shape with every kind and compares; it
 // returns how many results the in-order fold would have given other bits.
 func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
-	es := map[niro.ScalarType]string{niro.F32: "f32", niro.F64: "f64", niro.F16: "f16"}[elem]
+	es := map[niro.ScalarType]string{niro.F32: "f32", niro.F64: "f64", niro.F16: "f16", niro.BF16: "bf16"}[elem]
 	ty := func(d []int64) string {
 		var sb strings.Builder
 		sb.WriteString("tensor<")
@@ -127,10 +132,21 @@ func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
 	}
 	xt, rt := ty(c.dims), ty(rdims)
 	L := runLen(c)
-	// The kinds this type takes: a mean's count must be an f16.
+	round := func(v float64) float64 {
+		switch elem {
+		case niro.F32:
+			return float64(float32(v))
+		case niro.F16:
+			return tensorio.F16ToFloat64(tensorio.F16FromFloat32(float32(v)))
+		case niro.BF16:
+			return float64(math.Float32frombits(uint32(tensorio.BF16FromFloat32(float32(v))) << 16))
+		}
+		return v
+	}
+	// The kinds this type takes: a mean's count must be exact in the type.
 	var kinds []int
 	for i, k := range laneKinds {
-		if k.post == "div" && elem == niro.F16 && L > 2048 && float64(tensorio.F16ToFloat64(tensorio.F16FromFloat32(float32(L)))) != float64(L) {
+		if k.post == "div" && round(float64(L)) != float64(L) {
 			continue
 		}
 		kinds = append(kinds, i)
@@ -172,6 +188,9 @@ func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
 				cb = cb[:4]
 			case niro.F64:
 				binary.LittleEndian.PutUint64(cb, math.Float64bits(float64(L)))
+			case niro.BF16:
+				binary.LittleEndian.PutUint16(cb, tensorio.BF16FromFloat32(float32(L)))
+				cb = cb[:2]
 			default:
 				binary.LittleEndian.PutUint16(cb, tensorio.F16FromFloat32(float32(L)))
 				cb = cb[:2]
@@ -197,16 +216,7 @@ func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
 	for _, d := range c.dims {
 		n *= int(d)
 	}
-	round := func(v float64) float64 {
-		switch elem {
-		case niro.F32:
-			return float64(float32(v))
-		case niro.F16:
-			return tensorio.F16ToFloat64(tensorio.F16FromFloat32(float32(v)))
-		}
-		return v
-	}
-	size := map[niro.ScalarType]int{niro.F32: 4, niro.F64: 8, niro.F16: 2}[elem]
+	size := map[niro.ScalarType]int{niro.F32: 4, niro.F64: 8, niro.F16: 2, niro.BF16: 2}[elem]
 	encode := func(vals []float64) tensorio.Tensor {
 		data := make([]byte, n*size)
 		for i, v := range vals {
@@ -215,6 +225,8 @@ func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
 				binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(float32(v)))
 			case niro.F64:
 				binary.LittleEndian.PutUint64(data[8*i:], math.Float64bits(v))
+			case niro.BF16:
+				binary.LittleEndian.PutUint16(data[2*i:], tensorio.BF16FromFloat32(float32(v)))
 			default:
 				binary.LittleEndian.PutUint16(data[2*i:], tensorio.F16FromFloat32(float32(v)))
 			}
@@ -325,6 +337,8 @@ func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
 				g = float64(math.Float32frombits(binary.LittleEndian.Uint32(out.Data[4*o:])))
 			case niro.F64:
 				g = math.Float64frombits(binary.LittleEndian.Uint64(out.Data[8*o:]))
+			case niro.BF16:
+				g = float64(math.Float32frombits(uint32(binary.LittleEndian.Uint16(out.Data[2*o:])) << 16))
 			default:
 				g = tensorio.F16ToFloat64(binary.LittleEndian.Uint16(out.Data[2*o:]))
 			}
@@ -334,4 +348,89 @@ func runLaneCase(t *testing.T, elem niro.ScalarType, c laneCase) int {
 		}
 	}
 	return differs
+}
+
+// TestE2EReduceLanesChains compiles the long reductions of Softmax,
+// LogSoftmax and log-sum-exp as the importer writes them (the max, exp(x -
+// max), its sum, then the divide or the log) over rows past the 4096 lanes
+// (a vocabulary-sized 8 x 50257, and a rank-3 run with two kept axes), and
+// integer sums, products, max and min, and checks the host's bits against
+// host-O0's (runNiro) and the interpreter's.
+func TestE2EReduceLanesChains(t *testing.T) {
+	requireTools(t)
+	ty := func(d []int64, es string) string {
+		var sb strings.Builder
+		sb.WriteString("tensor<")
+		for _, v := range d {
+			fmt.Fprintf(&sb, "%dx", v)
+		}
+		return sb.String() + es + ">"
+	}
+	check := func(t *testing.T, src string, in tensorio.Tensor) {
+		t.Helper()
+		got := runNiro(t, src, in)
+		m, err := niro.Parse("chains.niro", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := interp.Run(m, []tensorio.Tensor{in}, interp.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			if ok, at := sameBits(want[i], got[i]); !ok {
+				t.Errorf("output %d: interpreter %s, compiled %s at %d", i, tensorio.FormatElem(want[i], int64(at)), tensorio.FormatElem(got[i], int64(at)), at)
+			}
+		}
+	}
+	for _, dims := range [][]int64{{8, 50257}, {2, 3, 5000}} {
+		t.Run(fmt.Sprint(dims), func(t *testing.T) {
+			r := len(dims)
+			kd := append(append([]int64(nil), dims[:r-1]...), 1)
+			xt, kt := ty(dims, "f32"), ty(kd, "f32")
+			src := fmt.Sprintf(`func @chains(%[1]s) -> (%[1]s, %[1]s, %[2]s) {
+^bb0(%%0: %[1]s):
+  %%1 = reduce_max %%0 {axes = [%[3]d], keep_dims = true} : (%[1]s) -> %[2]s
+  %%2 = sub %%0, %%1 : (%[1]s, %[2]s) -> %[1]s
+  %%3 = exp %%2 : (%[1]s) -> %[1]s
+  %%4 = reduce_sum %%3 {axes = [%[3]d], keep_dims = true} : (%[1]s) -> %[2]s
+  %%5 = div %%3, %%4 : (%[1]s, %[2]s) -> %[1]s
+  %%6 = log %%4 : (%[2]s) -> %[2]s
+  %%7 = sub %%2, %%6 : (%[1]s, %[2]s) -> %[1]s
+  %%8 = add %%6, %%1 : (%[2]s, %[2]s) -> %[2]s
+  return %%5, %%7, %%8 : %[1]s, %[1]s, %[2]s
+}
+`, xt, kt, r-1)
+			n := 1
+			for _, d := range dims {
+				n *= int(d)
+			}
+			vals := make([]float32, n)
+			for i := range vals {
+				vals[i] = float32(math.Sin(float64(i)*0.37+0.2) * 8)
+			}
+			check(t, src, tf32(dims, vals))
+		})
+	}
+	t.Run("i32", func(t *testing.T) {
+		dims := []int64{3, 5000}
+		xt, rt := ty(dims, "i32"), ty([]int64{3}, "i32")
+		var body strings.Builder
+		var outs []string
+		for i, k := range []string{"sum", "prod", "max", "min"} {
+			fmt.Fprintf(&body, "  %%%d = reduce_%s %%0 {axes = [1]} : (%s) -> %s\n", i+1, k, xt, rt)
+			outs = append(outs, fmt.Sprintf("%%%d", i+1))
+		}
+		rts := strings.TrimSuffix(strings.Repeat(rt+", ", 4), ", ")
+		src := fmt.Sprintf("func @ints(%s) -> (%s) {\n^bb0(%%0: %s):\n%s  return %s : %s\n}\n", xt, rts, xt, body.String(), strings.Join(outs, ", "), rts)
+		data := make([]byte, 4*3*5000)
+		for i := 0; i < 3*5000; i++ {
+			v := int32(i*7919%201) - 100
+			if i%5 == 0 {
+				v = int32([]int{1, -1, 2, 3}[i%4])
+			}
+			binary.LittleEndian.PutUint32(data[4*i:], uint32(v))
+		}
+		check(t, src, tensorio.Tensor{Elem: niro.I32, Dims: dims, Data: data})
+	})
 }

@@ -9,8 +9,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/niro-dev/niro/tensorio"
 )
 
 // reduceCase is one reduction over the last axis the reduction schedule
@@ -260,4 +264,200 @@ func f64s(v []float32) []float64 {
 		out[i] = float64(x)
 	}
 	return out
+}
+
+// laneCase is one reduction whose run is longer than the 4096 lanes, as
+// emit writes it (emit/reducelanes.go): reduce_KIND of an ELEM tensor.
+type laneCase struct {
+	elem, kind string
+	dims       []int64
+	axes       []int
+	keep       bool
+	// vec: the run is the trailing axes, so the lane partials are tagged
+	// niro.lanevec and must be vectorized.
+	vec bool
+}
+
+func (c laneCase) String() string {
+	return fmt.Sprintf("%s_%s_%v_%v", c.elem, c.kind, c.dims, c.axes)
+}
+
+// elemSize is the byte size of a niro element type of these tests.
+func elemSize(elem string) int {
+	switch elem {
+	case "f64":
+		return 8
+	case "f16", "bf16":
+		return 2
+	}
+	return 4
+}
+
+// laneInput returns n values of c's element type, little-endian: varied
+// magnitudes of both signs (values near 1 for a product), and for f32 and
+// f64 max and min some NaNs, ±0 and ±inf.
+func laneInput(r *rand.Rand, c laneCase, n int) []byte {
+	specials := []float64{math.NaN(), math.Copysign(0, -1), 0, math.Inf(1), math.Inf(-1)}
+	size := elemSize(c.elem)
+	out := make([]byte, n*size)
+	for i := 0; i < n; i++ {
+		v := r.NormFloat64() * math.Exp2(float64(r.IntN(7)-3))
+		if c.kind == "prod" {
+			v = 1 + v/64
+		}
+		if (c.kind == "max" || c.kind == "min") && (c.elem == "f32" || c.elem == "f64") && r.IntN(500) == 0 {
+			v = specials[r.IntN(len(specials))]
+		}
+		b := out[i*size:]
+		switch c.elem {
+		case "f64":
+			binary.LittleEndian.PutUint64(b, math.Float64bits(v))
+		case "f32":
+			binary.LittleEndian.PutUint32(b, math.Float32bits(float32(v)))
+		case "f16":
+			binary.LittleEndian.PutUint16(b, tensorio.F16FromFloat32(float32(v)))
+		case "bf16":
+			binary.LittleEndian.PutUint16(b, tensorio.BF16FromFloat32(float32(v)))
+		case "i32":
+			iv := int32(r.IntN(201) - 100)
+			if c.kind == "prod" {
+				iv = int32([]int{1, 1, 1, -1, 2, 3}[r.IntN(6)])
+			}
+			binary.LittleEndian.PutUint32(b, uint32(iv))
+		}
+	}
+	return out
+}
+
+// TestLaneReductionExact runs long reductions (runs past the 4096 lanes:
+// the lane partials, docs/ops.md "Reduce") as emit writes them through
+// host, whose reduction schedule vectorizes the lane partials of a run over
+// the trailing axes (niro.lanevec), and through host-O0, the naive loop
+// nest of the same IR, and compares the bits (two NaNs count as equal):
+// sums, products, max and min in f32, f64, f16, bf16 and i32, ranks 1 to 4
+// with up to two kept axes, runs that 4096 and 16 do and do not divide (a
+// tail of 1 lane, of 8, of a multiple of 16, none), one or two reduced
+// axes, and runs elsewhere than the trailing axes (niro.lanes: tiled,
+// scalar). After the reduction schedule, every niro.lanevec case reads its
+// operand only with vector transfers: no scalar tensor.extract is left.
+func TestLaneReductionExact(t *testing.T) {
+	tc := needTools(t)
+	var cases []laneCase
+	for _, k := range []string{"sum", "prod", "max", "min"} {
+		cases = append(cases,
+			laneCase{"f32", k, []int64{3, 5000}, []int{1}, false, true},          // tail of 904 lanes: 56 vectors and 8
+			laneCase{"f32", k, []int64{4097}, []int{0}, false, true},             // to a scalar, a tail of 1
+			laneCase{"f64", k, []int64{2, 3, 4100}, []int{2}, true, true},        // two kept axes, keep_dims
+			laneCase{"f32", k, []int64{2, 2, 3, 3000}, []int{2, 3}, false, true}, // rank 4, two kept, two reduced
+			laneCase{"f16", k, []int64{2, 9000}, []int{1}, false, true},
+			laneCase{"bf16", k, []int64{2, 8192}, []int{1}, false, true}, // 4096 divides the run: no tail
+			laneCase{"i32", k, []int64{3, 5000}, []int{1}, false, true},
+			laneCase{"f32", k, []int64{3000, 2, 3}, []int{0, 2}, false, false}) // around a kept axis
+	}
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	var module strings.Builder
+	var calls []ioCall
+	inputs := make([][]byte, len(cases))
+	for i, c := range cases {
+		src := laneModuleOf(t, c.elem, c.kind, c.dims, c.axes, c.keep)
+		module.WriteString(strings.Replace(src, "@%s(", fmt.Sprintf("@lane_%d(", i), 1))
+		n, out := 1, 1
+		for j, d := range c.dims {
+			n *= int(d)
+			if !slices.Contains(c.axes, j) {
+				out *= int(d)
+			}
+		}
+		inputs[i] = laneInput(r, c, n)
+		pa := filepath.Join(dir, fmt.Sprintf("x%d.bin", i))
+		if err := os.WriteFile(pa, inputs[i], 0o644); err != nil {
+			t.Fatal(err)
+		}
+		calls = append(calls, ioCall{fn: fmt.Sprintf("lane_%d", i), inputs: []string{pa},
+			inBytes: []int64{int64(len(inputs[i]))}, outBytes: []int64{int64(out * elemSize(c.elem))}})
+	}
+	mod := "module {\n" + module.String() + "}\n"
+	results := map[string][][]byte{}
+	for _, name := range []string{"host", "host-O0"} {
+		p := pipeline(t, name)
+		lowered, err := tc.Lower(ctx, mod, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := make([]ioCall, len(calls))
+		for i, call := range calls {
+			call.outputs = []string{filepath.Join(dir, fmt.Sprintf("%s_y%d.bin", name, i))}
+			cs[i] = call
+		}
+		if _, err := tc.Run(ctx, joinModule(t, lowered, ioMain(lowered, cs, 0)), RunOptions{OptLevel: p.OptLevel}); err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range cs {
+			b, err := os.ReadFile(call.outputs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[name] = append(results[name], b)
+		}
+	}
+	for i, c := range cases {
+		got, want := results["host"][i], results["host-O0"][i]
+		var bad []int
+		switch c.elem {
+		case "f32", "f64":
+			bad = diffBits(got, want, c.elem == "f64")
+		default:
+			if !bytes.Equal(got, want) {
+				bad = []int{0}
+			}
+		}
+		if len(bad) > 0 {
+			t.Errorf("%v: %d elements' bits differ from the naive loop nest's, the first %d", c, len(bad), bad[0])
+		}
+	}
+
+	// The host pipeline up to the reduction schedule: the niro.lanevec
+	// partials are vector code reading the operand 16 lanes at a time.
+	host := pipeline(t, "host")
+	upto := Pipeline{Name: "host-to-reduction", OptLevel: host.OptLevel}
+	for _, s := range host.Steps {
+		upto.Steps = append(upto.Steps, s)
+		if s.Schedule == "reduction" {
+			break
+		}
+	}
+	scheduled, err := tc.Lower(ctx, mod, upto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		fn := scheduledFunc(scheduled, fmt.Sprintf("lane_%d", i))
+		if fn == "" {
+			t.Fatalf("no func.func @lane_%d after the reduction schedule:\n%s", i, scheduled)
+		}
+		reads := regexp.MustCompile(`vector\.transfer_read %(arg0|collapsed\w*)\[[^\]]*\], [^:]*: tensor<[^>]*>, vector<(1x)*16x`).FindAllString(fn, -1)
+		scalar := len(regexp.MustCompile(`tensor\.extract %(arg0|collapsed\w*)\[`).FindAllString(fn, -1))
+		if c.vec && (len(reads) == 0 || scalar > 0 || strings.Contains(fn, "niro.lanevec")) {
+			t.Errorf("%v: the lane partials are not vectorized (%d 16-lane reads of the operand, %d scalar ones):\n%s", c, len(reads), scalar, fn)
+		}
+		if !c.vec && (len(reads) > 0 || scalar == 0) {
+			t.Errorf("%v: a run around a kept axis should stay scalar (%d vector reads, %d scalar):\n%s", c, len(reads), scalar, fn)
+		}
+	}
+}
+
+// scheduledFunc returns the text of func.func @name in MLIR text, up to
+// the next func.func.
+func scheduledFunc(mlir, name string) string {
+	i := strings.Index(mlir, "func.func @"+name+"(")
+	if i < 0 {
+		return ""
+	}
+	rest := mlir[i+1:]
+	if j := strings.Index(rest, "func.func @"); j >= 0 {
+		return mlir[i : i+1+j]
+	}
+	return mlir[i:]
 }

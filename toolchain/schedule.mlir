@@ -5,7 +5,9 @@
 // third, @niro_reduction ("reduction"), at the end of the file, schedules
 // reductions over the last axis (see the comment there); a fourth,
 // @niro_rowfuse ("rowfuse"), after it, fuses row-reduction chains such as
-// Softmax into one loop over 16-row tiles.
+// Softmax into one loop over 16-row tiles, after running @niro_lanes (the
+// lane partials of runs longer than 4096, tiled and vectorized; see the
+// comment there).
 //
 // @niro_contraction ("contraction") runs before bufferization. Each tagged
 // contraction with a mulf-then-addf body over f32 or f64 (or over f16/bf16
@@ -371,6 +373,13 @@ module attributes {transform.with_named_sequence} {
   // Vectorizes one op; fails (silenceably) when it has a dynamic shape.
   transform.named_sequence @vectorize_one(%op: !transform.any_op {transform.consumed}) {
     transform.structured.vectorize %op : !transform.any_op
+    transform.yield
+  }
+
+  // Vectorizes one lane-partials tile (the reduction schedule), reading
+  // its tensor.extract as a contiguous vector load where the index allows.
+  transform.named_sequence @vectorize_lanes(%op: !transform.any_op {transform.consumed}) {
+    transform.structured.vectorize %op {vectorize_nd_extract} : !transform.any_op
     transform.yield
   }
 
@@ -948,13 +957,71 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
-  transform.named_sequence @niro_reduction(%root: !transform.any_op {transform.readonly}) {
-    // A long run's lane partials (emit/reducelanes.go: the generic tagged
-    // niro.lanes = its rank, loops (kept..., lane, j)) are tiled by 1 along
-    // the kept axes and the step j, the lane axis whole: the host then
+  // ---- the lane partials ------------------------------------------------
+  // @niro_lanes runs at the start of @niro_rowfuse (before its unit-extent
+  // fold, which would rebuild a lane generic with a unit axis without its
+  // tag) over a long run's lane partials (emit/reducelanes.go: a generic
+  // tagged niro.lanevec or niro.lanes = its rank, loops (kept..., lane, j);
+  // docs/toolchain.md, "The reduction schedule").
+  transform.named_sequence @niro_lanes(%root: !transform.any_op {transform.readonly}) {
+    // A long run's lane partials (emit/reducelanes.go: a generic tagged
+    // niro.lanevec or niro.lanes = its rank, loops (kept..., lane, j)).
+    // niro.lanevec (the run is the operand's trailing axes, so lane l+1
+    // reads the element after lane l's): tiled by 1 along the kept axes and
+    // the step j and by 16 along the lanes, j outside the lanes, the lane
+    // remainder peeled, and each tile vectorized: one step of 16 lanes is a
+    // contiguous 16-element load combined into the 16 lanes' partials with
+    // the body's own op. Each lane still folds its positions one at a time
+    // in ascending j from the seed; the 16 lanes of a vector are 16
+    // different accumulators, never parts of one: the same bits.
+    %v2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 2 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %v3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 3 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %v4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 4 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    // The functions holding them (none: an empty handle, which the
+    // canonicalization below then leaves alone).
+    %vall = transform.merge_handles %v2, %v3, %v4 : !transform.any_op
+    %vfuncs = transform.get_parent_op %vall {op_name = "func.func", deduplicate}
+      : (!transform.any_op) -> !transform.any_op
+    %vt2, %vj2, %vl2 = transform.structured.tile_using_for %v2 tile_sizes [16, 1] interchange = [1, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %vt3, %vk3, %vj3, %vl3 = transform.structured.tile_using_for %v3 tile_sizes [1, 16, 1] interchange = [0, 2, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %vt4, %vk4a, %vk4b, %vj4, %vl4 = transform.structured.tile_using_for %v4 tile_sizes [1, 1, 16, 1] interchange = [0, 1, 3, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    %vl = transform.merge_handles %vl2, %vl3, %vl4 : !transform.op<"scf.for">
+    transform.foreach %vl : !transform.op<"scf.for"> {
+    ^bb0(%l: !transform.op<"scf.for">):
+      transform.include @peel failures(suppress) (%l) : (!transform.op<"scf.for">) -> ()
+    }
+    // The peeled tiles' sizes become static.
+    transform.apply_patterns to %vfuncs {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    %vtiles2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 2 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %vtiles2 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_lanes2 failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    %vtiles3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 3 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %vtiles3 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_lanes3 failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    %vtiles4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanevec = 4 : i64} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %vtiles4 : !transform.any_op {
+    ^bb0(%t: !transform.any_op):
+      transform.include @vectorize_lanes4 failures(suppress) (%t) : (!transform.any_op) -> ()
+    }
+    // niro.lanes (a run elsewhere in the operand, or of i1): tiled by 1
+    // along the kept axes and the step j, the lane axis whole, so the host
     // walks each step's 4096 lanes contiguously instead of one lane's
-    // positions 4096 apart. Each lane still folds its positions in
-    // ascending j, from the same seed: the same bits.
+    // positions 4096 apart; scalar. The same bits as the untiled generic.
     %l2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.lanes = 2 : i64} in %root
       : (!transform.any_op) -> !transform.any_op
     %lt2, %lj2 = transform.structured.tile_using_for %l2 tile_sizes [0, 1]
@@ -967,6 +1034,33 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %lt4, %lk4a, %lk4b, %lj4 = transform.structured.tile_using_for %l4 tile_sizes [1, 1, 0, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.yield
+  }
+
+  // One niro.lanevec tile (one step j of up to 16 lanes, the kept axes
+  // 1) with its lane loop moved innermost, so the lanes are the vector's
+  // one non-unit, trailing axis, then vectorized: the element read is a
+  // contiguous vector load, the fold over the unit step a vector op.
+  transform.named_sequence @vectorize_lanes2(%op: !transform.any_op {transform.consumed}) {
+    %i = transform.structured.interchange %op iterator_interchange = [1, 0]
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @vectorize_lanes failures(propagate) (%i) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @vectorize_lanes3(%op: !transform.any_op {transform.consumed}) {
+    %i = transform.structured.interchange %op iterator_interchange = [0, 2, 1]
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @vectorize_lanes failures(propagate) (%i) : (!transform.any_op) -> ()
+    transform.yield
+  }
+  transform.named_sequence @vectorize_lanes4(%op: !transform.any_op {transform.consumed}) {
+    %i = transform.structured.interchange %op iterator_interchange = [0, 1, 3, 2]
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @vectorize_lanes failures(propagate) (%i) : (!transform.any_op) -> ()
+    transform.yield
+  }
+
+  transform.named_sequence @niro_reduction(%root: !transform.any_op {transform.readonly}) {
     %all = transform.structured.match ops{["linalg.generic"]} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %all
@@ -1099,6 +1193,7 @@ module attributes {transform.with_named_sequence} {
   }
 
   transform.named_sequence @niro_rowfuse(%root: !transform.any_op {transform.readonly}) {
+    transform.include @niro_lanes failures(propagate) (%root) : (!transform.any_op) -> ()
     %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %funcs {
       transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
