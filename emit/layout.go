@@ -307,10 +307,14 @@ func (fe *funcEmitter) nhwcAxes(x niro.Value, axes []convAxis) []convAxis {
 	return []convAxis{axes[0], axes[2], axes[3], axes[1]}
 }
 
-// nhwcExprs rewrites the exprs of an indexing map over the R logical
-// loops (d0…dR-1, NCHW order) into the same map over the loops of a
+// nhwcExprs rewrites the exprs of an indexing map over NCHW loops
+// (d0…d3) into the same map over NHWC loops.
+func nhwcExprs(exprs []string) []string { return clExprs(4, exprs) }
+
+// clExprs rewrites the exprs of an indexing map over the R logical loops
+// (d0…dR-1, NCHW order) into the same map over the loops of a
 // channels-last result.
-func nhwcExprs(R int, exprs []string) []string {
+func clExprs(R int, exprs []string) []string {
 	out := make([]string, len(exprs))
 	for i, e := range exprs {
 		out[i] = e
@@ -355,7 +359,7 @@ func (fe *funcEmitter) elementwiseNHWC(op niro.Op, res niro.Value, operands []ni
 			fe.opErrorf(op, "%s %s: operand #%d %s does not broadcast to %s: %v", op.Name(), name(res), i, t, rt, err)
 			return
 		}
-		ins[i] = genericOperand{name: name(v), typ: fe.typ(v), elem: elem, amap: affineMap(R, nhwcExprs(R, exprs))}
+		ins[i] = genericOperand{name: name(v), typ: fe.typ(v), elem: elem, amap: affineMap(R, clExprs(R, exprs))}
 	}
 	dst := fe.empty(nhwcDims(rt.Dims), relem, nil)
 	out := genericOperand{name: dst, typ: fe.typ(res), elem: relem, amap: identityMap(R)}
@@ -428,7 +432,7 @@ func (fe *funcEmitter) concatNHWC(op *niro.Concat, rt niro.TensorType, elem stri
 			srcTyp = tensorTypeOf(dims, ielem)
 			t := fe.tmp()
 			fe.generic(t, parallel(R),
-				[]genericOperand{{name: src, typ: fe.typ(in), elem: ielem, amap: affineMap(R, nhwcExprs(R, dimNames(R)))}},
+				[]genericOperand{{name: src, typ: fe.typ(in), elem: ielem, amap: affineMap(R, clExprs(R, dimNames(R)))}},
 				genericOperand{name: fe.empty(dims, ielem, nil), typ: srcTyp, elem: ielem, amap: identityMap(R)},
 				"", func(args []string) string { return args[0] })
 			src = t
