@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/niro-dev/niro/niro"
@@ -395,11 +396,18 @@ func (fe *funcEmitter) nhwcEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 		})
 }
 
-// concatNHWC lowers a Concat whose result is channels-last: the operands
-// inserted at their offsets along the concatenated axis's channels-last
-// position, a channels-last operand as it is, an NCHW one through a
-// generic that copies it into channels-last order first (the layout
-// changes here, at the graph's edge). Shapes are static (planLayout).
+// concatNHWC lowers a Concat whose result is channels-last: each operand
+// is copied by a generic into its slice of the result (at its offset
+// along the concatenated axis's channels-last position), reading it with
+// tensor.extract, a channels-last operand in its order, an NCHW one (such
+// as a skip connection from a graph input: the layout changes here, at
+// the graph's edge) at the permuted position. The generic writes the
+// slice in place. A tensor.insert_slice of the operand itself (or of an
+// identity copy generic, which canonicalization folds away) would
+// bufferize to a strided memref.copy, a call into the MLIR runtime
+// library that copies element by element: examples/unet at 12 columns
+// wide took 92 µs so, against 72 µs with the Concat NCHW. Shapes are
+// static (planLayout).
 func (fe *funcEmitter) concatNHWC(op *niro.Concat, rt niro.TensorType, elem string) {
 	res := op.Result
 	R := rt.Rank()
@@ -421,30 +429,62 @@ func (fe *funcEmitter) concatNHWC(op *niro.Concat, rt niro.TensorType, elem stri
 		if hasZeroExtent(it) {
 			continue
 		}
-		dims := nhwcDims(it.Dims)
-		src, srcTyp := name(in), fe.typ(in)
-		if !fe.nhwc[in.ID] {
-			ielem, err := scalarType(it.Elem)
-			if err != nil {
-				fe.typ(in)
-				return
-			}
-			srcTyp = tensorTypeOf(dims, ielem)
-			t := fe.tmp()
-			fe.generic(t, parallel(R),
-				[]genericOperand{{name: src, typ: fe.typ(in), elem: ielem, amap: affineMap(R, clExprs(R, dimNames(R)))}},
-				genericOperand{name: fe.empty(dims, ielem, nil), typ: srcTyp, elem: ielem, amap: identityMap(R)},
-				"", func(args []string) string { return args[0] })
-			src = t
+		ielem, err := scalarType(it.Elem)
+		if err != nil {
+			fe.typ(in)
+			return
 		}
+		dims := nhwcDims(it.Dims)
+		// The slot drops the unit axes (a rank-reducing slice): MLIR's
+		// unit-extent folding would otherwise wrap the generic in
+		// reshapes, and eliminate-empty-tensors no longer sees that it
+		// writes the slice.
+		var kept []int64
+		loop := make([]int, R) // the slot's loop of each axis; -1 for a unit one
+		for p, d := range dims {
+			loop[p] = -1
+			if d != 1 {
+				loop[p] = len(kept)
+				kept = append(kept, d)
+			}
+		}
+		if len(kept) == 0 {
+			kept, loop[R-1] = []int64{1}, 0
+		}
+		K := len(kept)
+		sliceTyp := tensorTypeOf(kept, ielem)
 		offs := make([]int64, R)
 		offs[pa] = off
+		where := fmt.Sprintf("[%s] [%s] [%s]", dimList(offs), dimList(dims), dimList(ones(R)))
+		slot := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s%s : %s to %s", slot, acc, where, fe.typ(res), sliceTyp)
+		cl := fe.nhwc[in.ID]
+		part := fe.tmp()
+		fe.generic(part, parallel(K), nil,
+			genericOperand{name: slot, typ: sliceTyp, elem: ielem, amap: identityMap(K)},
+			"", func(args []string) string {
+				idx := make([]string, R) // per channels-last axis
+				for p := range idx {
+					if loop[p] < 0 {
+						idx[p] = fe.index(0)
+					} else {
+						idx[p] = fe.loopIndex(loop[p])
+					}
+				}
+				coords := idx
+				if !cl { // (n, c, s…) of the channels-last position
+					coords = make([]string, R)
+					for a := range coords {
+						coords[a] = idx[clPos(a, R)]
+					}
+				}
+				return fe.extract(name(in), fe.typ(in), coords)
+			})
 		dst := name(res)
 		if i < last {
 			dst = fe.tmp()
 		}
-		fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s",
-			dst, src, acc, dimList(offs), dimList(dims), dimList(ones(R)), srcTyp, fe.typ(res))
+		fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", dst, part, acc, where, sliceTyp, fe.typ(res))
 		acc = dst
 		off += it.Dims[op.Axis]
 		if i == last {
