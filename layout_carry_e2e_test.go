@@ -251,11 +251,11 @@ var layoutCarryCases = []layoutCarryCase{
 // cubic), ConvTranspose's decomposition, Pad and Slice between two
 // convolutions keep the channels-last layout (layout.go): the values
 // between the layers have channels-last types, none of their NCHW types
-// appears, and the only layout changes are the last convolution's NCHW
+// appears, and the only layout change is the last convolution's NCHW
 // result (and a graph input that a Concat reads into its channels-last
-// slot). The results must
-// have the bits of host-O0 and of the interpreter (which knows no
-// layouts, so the arithmetic is the one before the layout was carried).
+// slot). The results must have the bits of host-O0 and of the
+// interpreter (which knows no layouts, so the arithmetic is the one
+// before the layout was carried).
 func TestLayoutCarriedOps(t *testing.T) {
 	for _, c := range layoutCarryCases {
 		t.Run(c.name, func(t *testing.T) {
