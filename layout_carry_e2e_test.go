@@ -117,9 +117,10 @@ type layoutCarryCase struct {
 	// of the values between the layers, channels-last); notWant the NCHW
 	// types of the same values, which must not appear.
 	want, notWant []string
-	// rows marks a model whose convolutions take the row form and so
-	// keep NCHW: no layout change at all.
-	rows bool
+	// direct marks a model with no layout change at its output: its
+	// convolutions take the row form and keep NCHW, or it ends with a
+	// Transpose to NHWC that reads the channels-last value in order.
+	direct bool
 }
 
 func convTranspose(b *lcBuilder, name, x string, cin, cout, k, stride, pad, outPad int64) string {
@@ -229,7 +230,22 @@ var layoutCarryCases = []layoutCarryCase{
 		},
 		want:    []string{"niro.conv2d_rows", "tensor<1x12x5x16xf32>"},
 		notWant: []string{"tensor<1x5x16x12xf32>", "tensor<1x5x16x8xf32>"},
-		rows:    true,
+		direct:  true,
+	},
+	{
+		// Conv → Slice (every other row and column) → Relu → Transpose
+		// to NHWC, returned: the Transpose reads the channels-last value
+		// in its own order.
+		name: "slice_transpose",
+		build: func(b *lcBuilder) ([]lcValue, lcValue) {
+			a := b.Conv("a", "x", 3, 8, 3, 1)
+			s := b.Node("Slice", []string{a, b.Ints("starts", 1, 0), b.Ints("ends", 9, 7), b.Ints("axes", 2, 3), b.Ints("steps", 2, 2)}, "slice")
+			r := b.Node("Relu", []string{s}, "relu")
+			return []lcValue{{Name: "x", Dims: []int64{1, 3, 9, 7}}}, lcValue{Name: b.Node("Transpose", []string{r}, "t", lcInts("perm", 0, 2, 3, 1)), Dims: []int64{1, 4, 4, 8}}
+		},
+		want:    []string{`tensor\.extract_slice %[0-9]+\[0, 1, 0, 0\] \[1, 4, 4, 8\] \[1, 2, 2, 1\]`},
+		notWant: []string{"tensor<1x8x4x4xf32>"},
+		direct:  true,
 	},
 	{
 		// Conv → Pad (reflect, spatial) → Conv → Slice (spatial, one
@@ -284,7 +300,7 @@ func TestLayoutCarriedOps(t *testing.T) {
 				t.Errorf("%d NCHW → channels-last copies, want none", n)
 			}
 			backs := 1 // the last convolution's result
-			if c.rows {
+			if c.direct {
 				backs = 0
 			}
 			if n := strings.Count(mlir, "-> (d0, d2, d3, d1)>"); n != backs {
