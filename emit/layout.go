@@ -23,10 +23,11 @@ import (
 //     least one channels-last operand, every channels-last operand having
 //     the result's shape (the others, NCHW tensors or broadcast parameters
 //     such as a C×1×1 scale, are read through a permuted map); or a Concat
-//     with at least one channels-last operand (the others are copied in
-//     through a transposing generic); or a Gather with a rank-1 index
-//     (Resize's taps), a Pad, a Slice or a Reshape that keeps axes 0 and 1
-//     (a ConvTranspose's zero insertion) of a channels-last operand;
+//     with at least one channels-last operand (each operand is copied into
+//     its slot, an NCHW one read at the permuted positions); or a Gather
+//     with a rank-1 index (Resize's taps), a Pad, a Slice or a Reshape
+//     that keeps axes 0 and 1 (a ConvTranspose's zero insertion) of a
+//     channels-last operand;
 //   - every use of it must be one that takes it channels-last, in the
 //     function's entry block: the input X of a 2-D convolution or pool, an
 //     operand of such a channels-last element-wise op or Concat, the
@@ -34,7 +35,9 @@ import (
 //     (which reads it through its permuted map and writes its own result
 //     as usual). A value returned or read by any other op stays NCHW, so
 //     the layout changes only at the graph's edges (and at ops that do not
-//     carry it).
+//     carry it);
+//   - a convolution that takes the row form (convRowsNCHW) keeps its input
+//     and result NCHW.
 //
 // The choice changes no arithmetic: the same elements are computed by the
 // same scalar bodies, only stored in another order.
@@ -405,9 +408,10 @@ func (fe *funcEmitter) nhwcEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 // slice in place. A tensor.insert_slice of the operand itself (or of an
 // identity copy generic, which canonicalization folds away) would
 // bufferize to a strided memref.copy, a call into the MLIR runtime
-// library that copies element by element: examples/unet at 12 columns
-// wide took 92 µs so, against 72 µs with the Concat NCHW. Shapes are
-// static (planLayout).
+// library that copies element by element: a 12-column variant of
+// examples/unet took 92 µs so, against 72 µs with the Concat NCHW or
+// written by these generics (docs/performance.md). Shapes are static
+// (planLayout).
 func (fe *funcEmitter) concatNHWC(op *niro.Concat, rt niro.TensorType, elem string) {
 	res := op.Result
 	R := rt.Rank()
