@@ -23,6 +23,10 @@ func (fe *funcEmitter) concat(op *niro.Concat) {
 		fe.typ(res)
 		return
 	}
+	if fe.channelsLast(res) { // layout.go
+		fe.concatNHWC(op, rt, elem)
+		return
+	}
 	R, axis := rt.Rank(), op.Axis
 	types := make([]niro.TensorType, len(op.Inputs))
 	for i, in := range op.Inputs {
@@ -128,20 +132,24 @@ func (fe *funcEmitter) slice(op *niro.Slice) {
 		fe.rename2(name(x), name(res), fe.typ(res))
 		return
 	}
+	starts, steps, rdims := op.Starts, op.Steps, rt.Dims
+	if fe.channelsLast(res) { // and x (layout.go): the same slice in channels-last order
+		starts, steps, rdims = clOrder(starts), clOrder(steps), nhwcDims(rdims)
+	}
 	positive := true
-	for _, s := range op.Steps {
+	for _, s := range steps {
 		positive = positive && s > 0
 	}
 	if positive {
 		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s",
-			name(res), name(x), dimList(op.Starts), dimList(rt.Dims), dimList(op.Steps), fe.typ(x), fe.typ(res))
+			name(res), name(x), dimList(starts), dimList(rdims), dimList(steps), fe.typ(x), fe.typ(res))
 		return
 	}
 	exprs := make([]string, R)
 	for a := range exprs {
-		exprs[a] = stridedExpr(op.Starts[a], op.Steps[a], "d"+strconv.Itoa(a))
+		exprs[a] = stridedExpr(starts[a], steps[a], "d"+strconv.Itoa(a))
 	}
-	dst := fe.empty(rt.Dims, elem, nil)
+	dst := fe.empty(rdims, elem, nil)
 	fe.generic(name(res), parallel(R),
 		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: affineMap(R, exprs)}},
 		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},

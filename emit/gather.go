@@ -81,6 +81,10 @@ func (fe *funcEmitter) gather(op *niro.Gather) {
 	if !ok {
 		return
 	}
+	if fe.channelsLast(res) { // and x (layout.go)
+		fe.gatherNHWC(op, rt, xt, it, elem, ielem)
+		return
+	}
 	R, q, axis := rt.Rank(), it.Rank(), op.Axis
 	ext := fe.dim(x, xt, axis)
 	dst := fe.empty(rt.Dims, elem, func(j int) string {

@@ -567,6 +567,9 @@ func (fe *funcEmitter) transpose(op *niro.Transpose) {
 	for a, j := range inv {
 		exprs[a] = "d" + strconv.Itoa(j)
 	}
+	if fe.channelsLast(x) { // read in its channels-last order (layout.go)
+		exprs = clOrder(exprs)
+	}
 	dst := fe.empty(rt.Dims, elem, func(j int) string { return fe.dim(x, xt, op.Perm[j]) })
 	fe.generic(name(res), parallel(R),
 		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: affineMap(R, exprs)}},

@@ -28,7 +28,11 @@ func (fe *funcEmitter) pad(op *niro.Pad) {
 	}
 	R := rt.Rank()
 	empty := xt.NumElements() == 0
-	dst := fe.empty(rt.Dims, elem, nil)
+	low, high, xdims, rdims := op.Low, op.High, xt.Dims, rt.Dims
+	if fe.channelsLast(res) { // and x (layout.go): the same padding in channels-last order
+		low, high, xdims, rdims = clOrder(low), clOrder(high), nhwcDims(xdims), nhwcDims(rdims)
+	}
+	dst := fe.empty(rdims, elem, nil)
 	fe.generic(name(res), parallel(R),
 		[]genericOperand{{name: name(v), typ: fe.typ(v), elem: elem, amap: affineMap(R, nil)}},
 		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
@@ -39,13 +43,13 @@ func (fe *funcEmitter) pad(op *niro.Pad) {
 			idx := make([]string, R)
 			inside := ""
 			for j := 0; j < R; j++ {
-				n := xt.Dims[j]
+				n := xdims[j]
 				i, src := fe.tmp(), fe.tmp()
 				fe.line("%s = linalg.index %d : index", i, j)
-				fe.line("%s = arith.subi %s, %s : index", src, i, fe.index(op.Low[j]))
+				fe.line("%s = arith.subi %s, %s : index", src, i, fe.index(low[j]))
 				switch op.Mode {
 				case "constant":
-					if op.Low[j] > 0 || op.High[j] > 0 {
+					if low[j] > 0 || high[j] > 0 {
 						ge, lt, in := fe.tmp(), fe.tmp(), fe.tmp()
 						fe.line("%s = arith.cmpi sge, %s, %s : index", ge, src, fe.index(0))
 						fe.line("%s = arith.cmpi slt, %s, %s : index", lt, src, fe.index(n))

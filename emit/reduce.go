@@ -175,6 +175,10 @@ func (fe *funcEmitter) reshape(op *niro.Reshape) {
 	}
 	n := xt.NumElements()
 	src := name(x)
+	rdims := rt.Dims
+	if fe.channelsLast(res) { // and x, with the same axes 0 and 1 (layout.go)
+		rdims = nhwcDims(rdims)
+	}
 	switch {
 	case xt.Rank() == 0 && rt.Rank() == 0:
 		fe.rename2(src, name(res), fe.typ(res))
@@ -196,7 +200,7 @@ func (fe *funcEmitter) reshape(op *niro.Reshape) {
 		src = dst
 	}
 	if rt.Rank() > 1 {
-		fe.line("%s = tensor.expand_shape %s [%s] output_shape [%s] : %s into %s", name(res), src, allAxes(rt.Rank()), dimList(rt.Dims), flat, fe.typ(res))
+		fe.line("%s = tensor.expand_shape %s [%s] output_shape [%s] : %s into %s", name(res), src, allAxes(rt.Rank()), dimList(rdims), flat, fe.typ(res))
 	}
 }
 
