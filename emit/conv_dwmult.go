@@ -1,0 +1,183 @@
+package emit
+
+import (
+	"strconv"
+
+	"github.com/niro-dev/niro/niro"
+)
+
+// The row form of a 2-D depthwise convolution with a channel multiplier
+// (groups G = C, one input channel per group, M = k·C output channels,
+// k ≥ 2): output channel m = c·k + j reads input channel c alone. The
+// result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
+// of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
+// parallel, two reduction) runs along the output row instead of along
+// channels:
+//
+//   - loops (n·C + c, j, oh, ow, kh, kw); the accumulator is the result
+//     itself, [N·C, k, OH, OW] (a view of N×M×OH×OW), filled with zero;
+//   - X is read channels-first: in place, viewed as [N·C, H, W], when
+//     there is no padding and the window covers X exactly, otherwise as a
+//     padded copy [N·C, Hp, Wp] (with a column stride s > 1 once per kernel
+//     column kw, Xr[kw, n·C + c, h, ow] = Xpad[n, c, h, ow·s + kw·d], so
+//     that a block's output columns read consecutive elements); no copy
+//     per output channel;
+//   - W [M, 1, KH, KW] is read in place as [C, k, KH, KW] (replicated per
+//     image when N > 1, a few hundred elements);
+//   - each output element adds its KH·KW products in the order of
+//     docs/ops.md (kh, then kw, ascending; the group has one input
+//     channel) from zero; the bias is added last, in place (convEpilogue),
+//     and f16/bf16 are rounded once.
+//
+// The schedule tiles (1, 1, 8, 32) (f32; 8 × 16 for 64-bit accumulators):
+// 8 output rows by 32 output columns of one output channel, per step one
+// broadcast filter element and one input vector per row. There is no
+// channels-last accumulator and no pass back to NCHW, and the only
+// temporary is the padded copy of X (C channels, not M).
+//
+// The form is not taken when the result is kept channels-last (layout.go)
+// or when the output width leaves a one-column remainder block (OW = 32q +
+// 1, or 16q + 1 for f64), which the schedule's unit-dimension folding does
+// not finish on in MLIR 22; conv_general.go serves those.
+
+// dwMultLanes is the width of the schedule's depthwise block along its
+// last parallel loop (the output columns here) for an accumulator type.
+func dwMultLanes(acc string) int64 {
+	if acc == "f64" || acc == "i64" {
+		return 16
+	}
+	return 32
+}
+
+// useDWMultRows reports whether a 2-D convolution with x channels c,
+// groups g, filter m × cg × …, output width ow and accumulator acc takes
+// the depthwise-multiplier row form.
+func useDWMultRows(c, g, m, cg, ow int64, acc string) bool {
+	return g == c && cg == 1 && m > c && m%c == 0 && ow >= 2 && ow%dwMultLanes(acc) != 1
+}
+
+// convDWMultRows lowers op in the depthwise-multiplier row form (see
+// above) and reports whether it did.
+func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) bool {
+	if xt.Rank() != 4 || wt.Rank() != 4 || isPacked(xt.Elem) || wt.Elem != xt.Elem || fe.channelsLast(op.Result) {
+		return false
+	}
+	acc, accElem := accumulator(xt.Elem, elem)
+	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
+	OH, OW := rt.Dims[2], rt.Dims[3]
+	if !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW, acc) {
+		return false
+	}
+	k := M / C
+	sh, sw := op.Strides[0], op.Strides[1]
+	dh, dw := op.Dilations[0], op.Dilations[1]
+	pt, pl := op.Pads[0], op.Pads[1]
+	x := op.X
+	xname, xtyp := name(x), fe.typ(x)
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	Hp := (OH-1)*sh + (KH-1)*dh + 1
+	NC := N * C
+	// The gathered X: [KH?, KW?, N, C, rows, columns], with a kernel-row
+	// axis for a row stride above 1 and a kernel-column axis for a column
+	// stride above 1 (the block's vectors run along rows and columns of
+	// the output, so neither may step by more than 1).
+	rowG, colG := sh > 1, sw > 1
+	Wp := OW + (KW-1)*dw
+	var dims []int64
+	var xExprs []string
+	at := 0
+	khIdx, kwIdx := -1, -1
+	if rowG {
+		dims, khIdx = append(dims, KH), at
+		xExprs = append(xExprs, d(4))
+		at++
+	}
+	if colG {
+		dims, kwIdx = append(dims, KW), at
+		xExprs = append(xExprs, d(5))
+		at++
+	}
+	hAxis := convAxis{terms: []convTerm{{at + 2, 1}}, off: pt, size: H}
+	wAxis := convAxis{terms: []convTerm{{at + 3, 1}}, off: pl, size: W}
+	rows, cols := Hp, Wp
+	xExprs = append(xExprs, d(0))
+	if rowG {
+		rows = OH
+		hAxis.terms = []convTerm{{at + 2, sh}, {khIdx, dh}}
+		xExprs = append(xExprs, d(2))
+	} else {
+		xExprs = append(xExprs, windowExpr(d(2), 1, d(4), dh))
+	}
+	if colG {
+		cols = OW
+		wAxis.terms = []convTerm{{at + 3, sw}, {kwIdx, dw}}
+		xExprs = append(xExprs, d(3))
+	} else {
+		xExprs = append(xExprs, windowExpr(d(3), 1, d(5), dw))
+	}
+	dims = append(dims, N, C, rows, cols)
+	sizes := make([]int, 0, 5)
+	for i := 0; i < at; i++ {
+		sizes = append(sizes, 1)
+	}
+	sizes = append(sizes, 2, 1, 1)
+	var xp string
+	var xpDims []int64
+	if at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x) {
+		xp, xpDims = fe.collapse(xname, xt.Dims, elem, 2, 1, 1)
+	} else {
+		g := fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
+			{terms: []convTerm{{at, 1}}, size: N},
+			{terms: []convTerm{{at + 1, 1}}, size: C},
+			hAxis, wAxis,
+		}))
+		xp, xpDims = fe.collapse(g, dims, elem, sizes...)
+	}
+	// W [M, 1, KH, KW] as [C, k, KH, KW]: two reshapes, no copy.
+	w3, w3Dims := fe.collapse(name(op.W), wt.Dims, elem, 1, 2, 1)
+	wDims := []int64{C, k, KH, KW}
+	wv := fe.tmp()
+	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", wv, w3, dimList(wDims), tensorTypeOf(w3Dims, elem), tensorTypeOf(wDims, elem))
+	if N > 1 {
+		rep := []int64{N, C, k, KH, KW}
+		r := fe.tmp()
+		fe.generic(r, parallel(5),
+			[]genericOperand{{name: wv, typ: tensorTypeOf(wDims, elem), elem: elem, amap: affineMap(5, []string{d(1), d(2), d(3), d(4)})}},
+			genericOperand{name: fe.empty(rep, elem, nil), typ: tensorTypeOf(rep, elem), elem: elem, amap: identityMap(5)},
+			"", func(args []string) string { return args[0] })
+		wv, wDims = fe.collapse(r, rep, elem, 2, 1, 1, 1)
+	}
+	accDims := []int64{NC, k, OH, OW}
+	accTyp := tensorTypeOf(accDims, acc)
+	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
+	blk := fe.tmp()
+	fe.generic(blk, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xp, typ: tensorTypeOf(xpDims, elem), elem: elem, amap: affineMap(6, xExprs)},
+			{name: wv, typ: tensorTypeOf(wDims, elem), elem: elem, amap: affineMap(6, []string{d(0), d(1), d(4), d(5)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
+		"niro.dwconv2d", func(args []string) string {
+			return fe.mulAdd(xt.Elem, acc, args[0], args[1], args[2])
+		})
+	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
+	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
+	sum := fe.convSumName(op, xt)
+	sumTyp := tensorTypeOf(rt.Dims, acc)
+	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
+	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
+	return true
+}
+
+// UsesDWMultRows reports whether a 2-D convolution with c input channels,
+// g groups, filter m × cg × …, output width ow and f32 (or, wide, f64)
+// accumulation takes the depthwise-multiplier row form when its result is
+// NCHW (for tests).
+func UsesDWMultRows(c, g, m, cg, ow int64, wide bool) bool {
+	acc := "f32"
+	if wide {
+		acc = "f64"
+	}
+	return useDWMultRows(c, g, m, cg, ow, acc)
+}
