@@ -38,8 +38,9 @@ import (
 // on). There is no channels-last accumulator and no pass back to NCHW,
 // and the only temporary is the padded copy of X (C channels, not M).
 //
-// The form is not taken when the result is kept channels-last (layout.go),
-// or for a one-column output (OW = 1); conv_general.go serves those.
+// A result kept channels-last (layout.go) is written by a final generic
+// that reads the accumulator, then a temporary, in NHWC order (adding the
+// bias there). A one-column output (OW = 1) takes conv_general.go's form.
 
 // dwMultLanes is the width of the schedule's depthwise block along its
 // last parallel loop (the output columns here) for an accumulator type.
@@ -60,7 +61,7 @@ func useDWMultRows(c, g, m, cg, ow int64, acc string) bool {
 // convDWMultRows lowers op in the depthwise-multiplier row form (see
 // above) and reports whether it did.
 func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) bool {
-	if xt.Rank() != 4 || wt.Rank() != 4 || isPacked(xt.Elem) || wt.Elem != xt.Elem || fe.channelsLast(op.Result) {
+	if xt.Rank() != 4 || wt.Rank() != 4 || isPacked(xt.Elem) || wt.Elem != xt.Elem {
 		return false
 	}
 	acc, accElem := accumulator(xt.Elem, elem)
@@ -184,6 +185,10 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		blk = seg
 		col += sw0
 	}
+	if fe.channelsLast(op.Result) {
+		fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
+		return true
+	}
 	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
 	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
 	sum := fe.convSumName(op, xt)
@@ -191,6 +196,42 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
 	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
 	return true
+}
+
+// dwMultNHWCEpilogue writes op's channels-last result (layout.go) from
+// the accumulator blk [N·C, k, OH, OW]: one generic over (n, oh, ow, c, j)
+// reading it as [N, C, k, OH, OW], adding the bias (as [C, k]) and
+// rounding 16-bit floats once, into [N, OH, OW, C, k], which is
+// N×OH×OW×M.
+func (fe *funcEmitter) dwMultNHWCEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem, blk, acc string, C, k int64) {
+	N, OH, OW := rt.Dims[0], rt.Dims[2], rt.Dims[3]
+	accDims := []int64{N, C, k, OH, OW}
+	accTyp := tensorTypeOf(accDims, acc)
+	a := fe.tmp()
+	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3], [4]] output_shape [%s] : %s into %s", a, blk, dimList(accDims),
+		tensorTypeOf([]int64{N * C, k, OH, OW}, acc), accTyp)
+	ins := []genericOperand{{name: a, typ: accTyp, elem: acc, amap: affineMap(5, []string{"d0", "d3", "d4", "d1", "d2"})}}
+	if op.HasBias() {
+		bt := tensorTypeOf([]int64{C, k}, elem)
+		b := fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0, 1]] output_shape [%d, %d] : %s into %s", b, name(op.B), C, k, fe.typ(op.B), bt)
+		ins = append(ins, genericOperand{name: b, typ: bt, elem: elem, amap: affineMap(5, []string{"d3", "d4"})})
+	}
+	outDims := []int64{N, OH, OW, C, k}
+	outTyp := tensorTypeOf(outDims, elem)
+	dst := fe.tmp()
+	fe.generic(dst, parallel(5), ins,
+		genericOperand{name: fe.empty(outDims, elem, nil), typ: outTyp, elem: elem, amap: identityMap(5)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
+				y = s
+			}
+			return fe.narrow(xt.Elem, y)
+		})
+	fe.line("%s = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : %s into %s", name(op.Result), dst, outTyp, fe.typ(op.Result))
 }
 
 // dwMultSegments splits an output row of ow ≥ 2 columns into the widths
@@ -260,8 +301,7 @@ func lastSlice(dims []int64, off, n int64) (offs, szs, ones string, to []int64) 
 
 // UsesDWMultRows reports whether a 2-D convolution with c input channels,
 // g groups, filter m × cg × …, output width ow and f32 (or, wide, f64)
-// accumulation takes the depthwise-multiplier row form when its result is
-// NCHW (for tests).
+// accumulation takes the depthwise-multiplier row form (for tests).
 func UsesDWMultRows(c, g, m, cg, ow int64, wide bool) bool {
 	acc := "f32"
 	if wide {
