@@ -26,7 +26,7 @@ func TestConvDWMultForm(t *testing.T) {
 		for _, e := range []string{"f32", "f64"} {
 			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
 				o := c.out()
-				want := emit.UsesDWMultRows(c.x[1], c.groups, c.w[0], c.w[1], o[3], e == "f64")
+				want := emit.UsesDWMultRows(c.x[1], c.groups, c.w[0], c.w[1], o[3])
 				seen[want]++
 				path := filepath.Join(t.TempDir(), "conv.niro")
 				if err := os.WriteFile(path, []byte(convProgram(c, e)), 0o644); err != nil {

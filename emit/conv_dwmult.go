@@ -8,7 +8,10 @@ import (
 
 // The row form of a 2-D depthwise convolution with a channel multiplier
 // (groups G = C, one input channel per group, M = k·C output channels,
-// k ≥ 2): output channel m = c·k + j reads input channel c alone. The
+// k ≥ 2): output channel m = c·k + j reads input channel c alone. A
+// one-group convolution of a single input channel (C = G = 1, M ≥ 2, such
+// as a first layer on grayscale images) is the case C = 1 and takes it
+// too. The
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along
@@ -52,9 +55,10 @@ func dwMultLanes(acc string) int64 {
 }
 
 // useDWMultRows reports whether a 2-D convolution with c input channels,
-// groups g, filter m × cg × …, output width ow and accumulator acc takes
-// the depthwise-multiplier row form.
-func useDWMultRows(c, g, m, cg, ow int64, acc string) bool {
+// groups g, filter m × cg × … and output width ow takes the
+// depthwise-multiplier row form (which reads W as it is: conv_filter.go
+// lays out no copy for it).
+func useDWMultRows(c, g, m, cg, ow int64) bool {
 	return g == c && cg == 1 && m > c && m%c == 0 && ow >= 2
 }
 
@@ -68,7 +72,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
 	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
 	OH, OW := rt.Dims[2], rt.Dims[3]
-	if !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW, acc) {
+	if !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) {
 		return false
 	}
 	k := M / C
@@ -300,12 +304,6 @@ func lastSlice(dims []int64, off, n int64) (offs, szs, ones string, to []int64) 
 }
 
 // UsesDWMultRows reports whether a 2-D convolution with c input channels,
-// g groups, filter m × cg × …, output width ow and f32 (or, wide, f64)
-// accumulation takes the depthwise-multiplier row form (for tests).
-func UsesDWMultRows(c, g, m, cg, ow int64, wide bool) bool {
-	acc := "f32"
-	if wide {
-		acc = "f64"
-	}
-	return useDWMultRows(c, g, m, cg, ow, acc)
-}
+// g groups, filter m × cg × … and output width ow takes the
+// depthwise-multiplier row form (for tests).
+func UsesDWMultRows(c, g, m, cg, ow int64) bool { return useDWMultRows(c, g, m, cg, ow) }
