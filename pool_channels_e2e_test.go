@@ -113,9 +113,9 @@ func irThroughWithin(t *testing.T, limit time.Duration, src, last string) string
 // channel (33 and 65 channels; f64 17 and 33): emit/pool.go gives them a
 // padding channel, never read back, without which mlir-opt does not
 // finish. Max, average and Lp pools, f32 (also against poolRef2D), f64
-// and f16 (host against host-O0), each build within a time limit; those
-// with a 32- or 64-bit accumulator (all but the f16 max) must have been
-// vectorized by the convolution schedule.
+// and f16, and i32 and i64 max pools (host against host-O0), each build
+// within a time limit; those with a 32- or 64-bit accumulator (all but
+// the f16 max) must have been vectorized by the convolution schedule.
 func TestE2EPoolOneChannelBlock(t *testing.T) {
 	type pc struct {
 		xd   []int64
@@ -137,6 +137,8 @@ func TestE2EPoolOneChannelBlock(t *testing.T) {
 		{[]int64{1, 33, 6, 12}, "f16", avg},
 		{[]int64{1, 33, 6, 12}, "f16", lp2},
 		{[]int64{1, 33, 6, 12}, "f16", max3},
+		{[]int64{1, 33, 6, 12}, "i32", max3},
+		{[]int64{1, 17, 6, 12}, "i64", max3},
 	}
 	for i, pc := range cases {
 		c, xd := pc.c, pc.xd
@@ -158,7 +160,7 @@ func TestE2EPoolOneChannelBlock(t *testing.T) {
 				if strings.Contains(ir, "niro.pool2d") {
 					t.Errorf("a niro.pool2d generic is left after the convolution schedule")
 				}
-				if !regexp.MustCompile(`arith\.(maximumf|addf) .* : vector<`).MatchString(ir) {
+				if !regexp.MustCompile(`arith\.(maximumf|maxsi|addf) .* : vector<`).MatchString(ir) {
 					t.Errorf("no vector maximum or add after the convolution schedule")
 				}
 			}
@@ -173,6 +175,19 @@ func TestE2EPoolOneChannelBlock(t *testing.T) {
 					v[j] = float64(f) * 1.1
 				}
 				in = tf64(xd, v)
+			case "i32", "i64":
+				elem, n := niro.I32, 4
+				if pc.elem == "i64" {
+					elem, n = niro.I64, 8
+				}
+				data := make([]byte, n*len(x))
+				for j := range x {
+					v := uint64(int64((j*7919)%1000 - 500))
+					for b := 0; b < n; b++ {
+						data[n*j+b] = byte(v >> (8 * b))
+					}
+				}
+				in = tensorio.Tensor{Elem: elem, Dims: xd, Data: data}
 			case "f16":
 				data := make([]byte, 2*len(x))
 				for j, f := range x {
