@@ -50,6 +50,21 @@ var generalConvCases = []convCase{
 	{x: []int64{1, 6, 4, 5, 6}, w: []int64{9, 2, 3, 1, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 3, bias: true},
 	{x: []int64{1, 5, 3, 4, 5}, w: []int64{11, 5, 1, 1, 1}, strides: []int64{1, 2, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 1, 0, 0, 0, 1}, groups: 1},
 	{x: []int64{1, 4, 3, 5, 9}, w: []int64{16, 2, 2, 2, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 1, 1, 1, 0, 1}, groups: 2, bias: true},
+	// 2-D depthwise with a channel multiplier k (emit/conv_dwmult.go's row
+	// form): k = 2, 3, 4, output widths leaving remainders of the 32 (16)
+	// column blocks, a stride and dilation per axis, X read in place (no
+	// padding, N = 2), output widths 17 and 33 (a one-column remainder of
+	// the 16- or 32-column blocks, merged into a segment of 9 or 17), and
+	// a one-group convolution of one input channel (the case C = G = 1,
+	// also the row form), and a one-column output, which takes
+	// conv_general.go's form instead
+	{x: []int64{1, 8, 13, 37}, w: []int64{16, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true},
+	{x: []int64{2, 3, 9, 17}, w: []int64{9, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 3},
+	{x: []int64{1, 4, 11, 40}, w: []int64{16, 1, 5, 3}, strides: []int64{2, 2}, dilations: []int64{1, 2}, pads: []int64{2, 1, 2, 1}, groups: 4, bias: true},
+	{x: []int64{1, 3, 6, 17}, w: []int64{6, 1, 2, 2}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 1}, groups: 3, bias: true},
+	{x: []int64{1, 2, 5, 33}, w: []int64{8, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2},
+	{x: []int64{2, 1, 7, 30}, w: []int64{5, 1, 5, 5}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{2, 2, 2, 2}, groups: 1, bias: true},
+	{x: []int64{1, 2, 5, 3}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 2, bias: true},
 }
 
 // checkConvExact runs c on element type e (f32, f64, f16 or bf16) under

@@ -119,6 +119,11 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))
 		return
 	}
+	// A depthwise convolution with a channel multiplier: the row form of
+	// conv_dwmult.go.
+	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
+		return
+	}
 	// A block channel count of 16k + 1 would leave the convolution
 	// schedule a one-channel block, which its unit-dimension folding does
 	// not finish on in MLIR 22; conv_general.go gives it a padding channel.

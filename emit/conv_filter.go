@@ -50,6 +50,9 @@ func nhwcFilterPerm(op *niro.Conv) (dims []int64, axes []int, ok bool) {
 		return nil, nil, false
 	}
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
+	if useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) {
+		return nil, nil, false // conv_dwmult.go reads W as it is
+	}
 	switch {
 	case op.Groups == 1 && KH == 1 && KW == 1:
 		return nil, nil, false // a matrix product reading W [M, C] as it is

@@ -37,7 +37,8 @@ import (
 //     h, w, m): an element-wise block along m, as the depthwise block is
 //     (a depthwise convolution with a channel multiplier is the case
 //     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
-//     over X gathered per output channel). With M/G ≥ 8 and at most 16
+//     over X gathered per output channel, where conv_dwmult.go's row form
+//     does not take it: a one-column output). With M/G ≥ 8 and at most 16
 //     groups, each group is a one-group convolution of its own on a slice
 //     of a per-group gather ([G, N·OD, Hp, Wp, C/G·KD]), writing its
 //     slice of a [G, N·OD, OH, OW, M/G] accumulator;
