@@ -50,7 +50,10 @@ func (ld *loader) loadModel(mp *onnxpb.ModelProto) error {
 	if mp.GetGraph() == nil {
 		return errors.New("model has no graph")
 	}
-	g, err := ld.loadGraph(graphSpecOf(mp.GetGraph()), nil, 0)
+	spec := ld.graphSpecOf(mp.GetGraph())
+	spec.nodes = ld.mainNodes
+	ld.mainNodes = nil
+	g, err := ld.loadGraph(spec, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -81,20 +84,69 @@ type graphSpec struct {
 	inputNames   []string // function inputs (untyped)
 	initializers []*onnxpb.TensorProto
 	sparseInits  []*onnxpb.SparseTensorProto
-	nodes        []*onnxpb.NodeProto
+	nodes        []nodeRec
 	valueInfo    []*onnxpb.ValueInfoProto
 	outputs      []*onnxpb.ValueInfoProto
 	outputNames  []string // function outputs (untyped)
 	function     *Function
 }
 
-func graphSpecOf(gp *onnxpb.GraphProto) graphSpec {
+// nodeRec is a decoded node on its way into a graph: the Node with its
+// names, and what loadGraph still has to resolve (the input and output
+// names and the attributes). The NodeProto it came from is not kept, so a
+// large main graph is never held decoded twice (load, UnmarshalModelNodes).
+type nodeRec struct {
+	node            *Node
+	inputs, outputs []string
+	attrs           []*onnxpb.AttributeProto
+}
+
+// nodeRec returns the record of np, the node at index i of its graph.
+func (ld *loader) nodeRec(np *onnxpb.NodeProto, i int) nodeRec {
+	return nodeRec{
+		node: &Node{
+			Name:     np.GetName(),
+			OpType:   ld.intern(np.GetOpType()),
+			Domain:   ld.intern(normDomain(np.GetDomain())),
+			Overload: np.GetOverload(),
+			Index:    i,
+		},
+		inputs:  np.GetInput(),
+		outputs: np.GetOutput(),
+		attrs:   np.GetAttribute(),
+	}
+}
+
+// nodeRecs returns the records of a graph's or function's nodes.
+func (ld *loader) nodeRecs(nps []*onnxpb.NodeProto) []nodeRec {
+	recs := make([]nodeRec, len(nps))
+	for i, np := range nps {
+		recs[i] = ld.nodeRec(np, i)
+	}
+	return recs
+}
+
+// intern returns s, or an equal string returned before: op types and
+// domains repeat across nodes, and a graph of a million nodes would
+// otherwise hold a million copies of "Add".
+func (ld *loader) intern(s string) string {
+	if t, ok := ld.strs[s]; ok {
+		return t
+	}
+	if ld.strs == nil {
+		ld.strs = map[string]string{}
+	}
+	ld.strs[s] = s
+	return s
+}
+
+func (ld *loader) graphSpecOf(gp *onnxpb.GraphProto) graphSpec {
 	return graphSpec{
 		name:         gp.GetName(),
 		inputs:       gp.GetInput(),
 		initializers: gp.GetInitializer(),
 		sparseInits:  gp.GetSparseInitializer(),
-		nodes:        gp.GetNode(),
+		nodes:        ld.nodeRecs(gp.GetNode()),
 		valueInfo:    gp.GetValueInfo(),
 		outputs:      gp.GetOutput(),
 	}
@@ -128,7 +180,7 @@ func (ld *loader) loadFunction(fp *onnxpb.FunctionProto) (*Function, error) {
 	body, err := ld.loadGraph(graphSpec{
 		name:        f.Name,
 		inputNames:  fp.GetInput(),
-		nodes:       fp.GetNode(),
+		nodes:       ld.nodeRecs(fp.GetNode()),
 		valueInfo:   fp.GetValueInfo(),
 		outputNames: fp.GetOutput(),
 		function:    f,
@@ -230,20 +282,18 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 
 	// Node outputs.
 	nodes := make([]*Node, len(spec.nodes))
-	for i, np := range spec.nodes {
-		n := &Node{
-			Name:     np.GetName(),
-			OpType:   np.GetOpType(),
-			Domain:   normDomain(np.GetDomain()),
-			Overload: np.GetOverload(),
-			Index:    i,
-			Graph:    g,
-		}
+	for i := range spec.nodes {
+		rec := &spec.nodes[i]
+		n := rec.node
+		n.Graph = g
 		nodes[i] = n
 		if n.OpType == "" {
 			return nil, fmt.Errorf("%s has no op_type", n)
 		}
-		for j, name := range np.GetOutput() {
+		if len(rec.outputs) > 0 {
+			n.Outputs = make([]*Value, 0, len(rec.outputs))
+		}
+		for j, name := range rec.outputs {
 			if name == "" {
 				n.Outputs = append(n.Outputs, nil)
 				continue
@@ -270,10 +320,11 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 	}
 
 	// Attributes (with subgraphs) and inputs.
-	for i, np := range spec.nodes {
+	for i := range spec.nodes {
+		rec := &spec.nodes[i]
 		n := nodes[i]
 		seen := map[string]bool{}
-		for _, ap := range np.GetAttribute() {
+		for _, ap := range rec.attrs {
 			a, err := ld.loadAttr(ap, n, depth)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", n, err)
@@ -284,7 +335,10 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 			seen[a.Name] = true
 			n.Attrs = append(n.Attrs, a)
 		}
-		for j, name := range np.GetInput() {
+		if len(rec.inputs) > 0 {
+			n.Inputs = make([]*Value, 0, len(rec.inputs))
+		}
+		for j, name := range rec.inputs {
 			if name == "" {
 				n.Inputs = append(n.Inputs, nil)
 				continue
@@ -312,6 +366,7 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 				g.addCapture(c)
 			}
 		}
+		*rec = nodeRec{} // its names and attributes are no longer needed
 	}
 
 	// Outputs.
@@ -520,13 +575,13 @@ func (ld *loader) loadAttr(ap *onnxpb.AttributeProto, n *Node, depth int) (*Attr
 		if n == nil {
 			return nil, wrap(errors.New("graph attributes are not supported as function attribute defaults"))
 		}
-		a.Graph, err = ld.loadGraph(graphSpecOf(ap.GetG()), n, depth+1)
+		a.Graph, err = ld.loadGraph(ld.graphSpecOf(ap.GetG()), n, depth+1)
 	case onnxpb.AttributeProto_GRAPHS:
 		if n == nil {
 			return nil, wrap(errors.New("graph attributes are not supported as function attribute defaults"))
 		}
 		for _, gp := range ap.GetGraphs() {
-			sg, gerr := ld.loadGraph(graphSpecOf(gp), n, depth+1)
+			sg, gerr := ld.loadGraph(ld.graphSpecOf(gp), n, depth+1)
 			if gerr != nil {
 				err = gerr
 				break
