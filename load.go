@@ -108,6 +108,9 @@ type modelFile struct {
 	// model compiled for one position or sequence length is not reused for
 	// another with the same input types.
 	bound string
+	// nodes is the main graph's node count, taken before moduleOnce
+	// released the nodes.
+	nodes int
 }
 
 // boundKey describes the values and layouts a module is specialized to.
@@ -170,8 +173,8 @@ func (mf *modelFile) close() {
 // checked, when mf makes no other module. The module's tensor data
 // aliases the model's mapped files, which stay open; nothing else of the
 // graph is needed, and for a large graph it is the largest thing in
-// memory (about 410 bytes a node, more than the Niro IR's 280;
-// docs/performance.md, "Emit on a long chain").
+// memory (docs/performance.md, "Emit on a long chain"); after moduleOnce
+// only its inputs, outputs and initializers are left.
 //
 // For a graph of largeGraph nodes or more it also collects the garbage
 // the import left and returns it to the system: the import's transient
@@ -181,7 +184,7 @@ func (mf *modelFile) dropGraph() {
 	if mf.onnx == nil || mf.onnx.Graph == nil {
 		return
 	}
-	big := len(mf.onnx.Graph.Nodes) >= largeGraph
+	big := max(len(mf.onnx.Graph.Nodes), mf.nodes) >= largeGraph
 	mf.onnx.Graph, mf.onnx.Functions = nil, nil
 	if big {
 		debug.FreeOSMemory()
@@ -222,6 +225,26 @@ func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]b
 	if shapes == nil && values == nil {
 		mf.base = m
 	}
+	return m, nil
+}
+
+// moduleOnce is module(nil) for a caller that makes no other module from
+// mf and drops the graph afterwards (dropGraph): an ONNX model's graph is
+// released as it is converted (importer.ConvertReleasing), so that the
+// decoded graph and the module are not both held whole.
+func (mf *modelFile) moduleOnce() (*niro.Module, error) {
+	if mf.base != nil || mf.onnx == nil {
+		return mf.module(nil)
+	}
+	mf.bound = boundKey(nil, mf.opts.Sequences)
+	if mf.onnx.Graph != nil {
+		mf.nodes = len(mf.onnx.Graph.Nodes)
+	}
+	m, err := importer.ConvertReleasing(mf.onnx, mf.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mf.path, err)
+	}
+	mf.base = m
 	return m, nil
 }
 
