@@ -96,25 +96,29 @@ type graphSpec struct {
 // names and the attributes). The NodeProto it came from is not kept, so a
 // large main graph is never held decoded twice (load, UnmarshalModelNodes).
 type nodeRec struct {
-	node            *Node
-	inputs, outputs []string
-	attrs           []*onnxpb.AttributeProto
+	node   *Node // with its outputs, not yet declared in the graph
+	inputs []string
+	attrs  []*onnxpb.AttributeProto
 }
 
 // nodeRec returns the record of np, the node at index i of its graph.
 func (ld *loader) nodeRec(np *onnxpb.NodeProto, i int) nodeRec {
-	return nodeRec{
-		node: &Node{
-			Name:     np.GetName(),
-			OpType:   ld.intern(np.GetOpType()),
-			Domain:   ld.intern(normDomain(np.GetDomain())),
-			Overload: np.GetOverload(),
-			Index:    i,
-		},
-		inputs:  np.GetInput(),
-		outputs: np.GetOutput(),
-		attrs:   np.GetAttribute(),
+	n := &Node{
+		Name:     np.GetName(),
+		OpType:   ld.intern(np.GetOpType()),
+		Domain:   ld.intern(normDomain(np.GetDomain())),
+		Overload: np.GetOverload(),
+		Index:    i,
 	}
+	if outs := np.GetOutput(); len(outs) > 0 {
+		n.Outputs = make([]*Value, len(outs))
+		for j, name := range outs {
+			if name != "" { // an omitted output stays nil
+				n.Outputs[j] = &Value{Name: name, Kind: NodeOutput, Producer: n, OutputIndex: j}
+			}
+		}
+	}
+	return nodeRec{node: n, inputs: np.GetInput(), attrs: np.GetAttribute()}
 }
 
 // nodeRecs returns the records of a graph's or function's nodes.
@@ -290,19 +294,14 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		if n.OpType == "" {
 			return nil, fmt.Errorf("%s has no op_type", n)
 		}
-		if len(rec.outputs) > 0 {
-			n.Outputs = make([]*Value, 0, len(rec.outputs))
-		}
-		for j, name := range rec.outputs {
-			if name == "" {
-				n.Outputs = append(n.Outputs, nil)
+		for _, v := range n.Outputs {
+			if v == nil {
 				continue
 			}
-			v := &Value{Name: name, Kind: NodeOutput, Producer: n, OutputIndex: j, Graph: g}
+			v.Graph = g
 			if err := declare(v); err != nil {
 				return nil, err
 			}
-			n.Outputs = append(n.Outputs, v)
 		}
 	}
 

@@ -142,6 +142,7 @@ func load(data []byte, path, dir string, maps *mappings, opts Options) (*Model, 
 	}
 	// The main graph's nodes are taken as they are decoded, so that a
 	// large graph is not held as NodeProtos and as Nodes at once.
+	ld.mainNodes = make([]nodeRec, 0, onnxpb.MainGraphNodeCount(data))
 	mp, err := onnxpb.UnmarshalModelNodes(data, func(np *onnxpb.NodeProto) error {
 		ld.mainNodes = append(ld.mainNodes, ld.nodeRec(np, len(ld.mainNodes)))
 		return nil

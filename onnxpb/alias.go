@@ -175,3 +175,40 @@ func aliasable(fd protoreflect.FieldDescriptor) bool {
 		return false
 	}
 }
+
+// MainGraphNodeCount returns the number of node records of a serialized
+// model's main graph (ModelProto.graph.node), found by walking the wire
+// records of the model and its graph without decoding them: a capacity
+// hint for [UnmarshalModelNodes]'s caller. Malformed data gives the count
+// up to the first bad record.
+func MainGraphNodeCount(buf []byte) int {
+	const modelGraphField = 7
+	count := 0
+	walk := func(b []byte, fn func(num protowire.Number, v []byte)) {
+		for len(b) > 0 {
+			num, typ, n := protowire.ConsumeTag(b)
+			if n < 0 {
+				return
+			}
+			vn := protowire.ConsumeFieldValue(num, typ, b[n:])
+			if vn < 0 {
+				return
+			}
+			if typ == protowire.BytesType {
+				v, _ := protowire.ConsumeBytes(b[n:])
+				fn(num, v)
+			}
+			b = b[n+vn:]
+		}
+	}
+	walk(buf, func(num protowire.Number, g []byte) {
+		if num == modelGraphField {
+			walk(g, func(num protowire.Number, _ []byte) {
+				if num == graphNodeField {
+					count++
+				}
+			})
+		}
+	})
+	return count
+}

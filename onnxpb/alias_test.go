@@ -80,6 +80,9 @@ func checkNodesDecoder(data []byte, want *ModelProto, err error) error {
 	if err != nil {
 		return nil
 	}
+	if c := MainGraphNodeCount(data); c != len(nodes) {
+		return fmt.Errorf("MainGraphNodeCount is %d, UnmarshalModelNodes passed %d nodes", c, len(nodes))
+	}
 	if len(got.GetGraph().GetNode()) != 0 {
 		return errors.New("UnmarshalModelNodes kept main-graph nodes in the model")
 	}
