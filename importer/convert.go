@@ -34,6 +34,8 @@ type converter struct {
 	known map[niro.ValueID]*known
 	// release is set by ConvertReleasing (release.go).
 	release bool
+	// scalarTypes holds the shared types of rank-0 constants (knownType).
+	scalarTypes map[scalarKey]niro.Type
 }
 
 // scope maps the values of one graph (and, through parent, of the graphs
