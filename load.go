@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -192,8 +194,46 @@ func (mf *modelFile) dropGraph() {
 }
 
 // largeGraph is the node count from which dropGraph returns memory to the
-// system: one collection costs about a millisecond per 10,000 nodes.
+// system and moduleOnce sets a memory limit (limitToLoaded): one
+// collection costs about a millisecond per 10,000 nodes.
 const largeGraph = 10_000
+
+// limitToLoaded sets the collector's soft memory limit (debug.SetMemoryLimit)
+// from the live heap once a large ONNX graph is loaded, before it is
+// converted, for the rest of the process: limitHeadroom times the live
+// heap, plus what the runtime holds besides the heap, plus limitSlack.
+//
+// What makes it a sound bound: from here on the live heap does not grow
+// past its size now. ConvertReleasing lets the graph go as it builds the
+// Niro IR, which is about half the graph's size (on the 1,000,000-node
+// chain 392 bytes a node after loading, 194 of IR after conversion;
+// docs/performance.md, "Emit on a long chain"), and emit streams its text.
+// Left to GOGC=100, though, the collector lets the heap grow to twice
+// what it found live at its last cycle, and while it marks a heap of
+// hundreds of megabytes the conversion and emit allocate as fast as they
+// can, so the process would hold about twice the live data. The limit
+// makes the collector run more often instead when the heap nears it: more
+// collections, never more than the limit's headroom of memory. It is soft:
+// the runtime exceeds it rather than spend more than about half the CPU
+// on collecting. A limit the user set (GOMEMLIMIT) is left alone.
+func limitToLoaded() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	other := ms.Sys - ms.HeapSys // stacks, the collector's metadata, buffers
+	debug.SetMemoryLimit(int64(float64(ms.HeapAlloc)*limitHeadroom) + int64(other) + limitSlack)
+}
+
+// limitHeadroom and limitSlack shape limitToLoaded's limit: half the live
+// heap again for the collector to work in, and 64 MiB for the buffers emit
+// writes through and a small graph's fixed costs.
+const (
+	limitHeadroom = 1.5
+	limitSlack    = 64 << 20
+)
 
 // module returns the model under the flags, with the input shapes in
 // shapes (by input name) fixed as well when shapes is not nil.
@@ -240,6 +280,9 @@ func (mf *modelFile) moduleOnce() (*niro.Module, error) {
 	if mf.onnx.Graph != nil {
 		mf.nodes = len(mf.onnx.Graph.Nodes)
 	}
+	if mf.nodes >= largeGraph {
+		limitToLoaded()
+	}
 	m, err := importer.ConvertReleasing(mf.onnx, mf.opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
@@ -248,13 +291,20 @@ func (mf *modelFile) moduleOnce() (*niro.Module, error) {
 	return m, nil
 }
 
-// loadModule reads a .onnx or .niro file into a verified module.
+// loadModule reads a .onnx or .niro file into a verified module. It makes
+// no other module from the file, so the graph is released as it is
+// converted (moduleOnce).
 func loadModule(path string, flags ShapeFlags) (*niro.Module, error) {
 	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
 	}
-	return mf.module(nil)
+	m, err := mf.moduleOnce()
+	if err != nil {
+		return nil, err
+	}
+	mf.dropGraph()
+	return m, nil
 }
 
 // diagnosticsError reports a module's verifier diagnostics one per line,

@@ -9,6 +9,8 @@ import (
 )
 
 // loadModel fills ld.model from the decoded protobuf.
+var DebugHook func(string)
+
 func (ld *loader) loadModel(mp *onnxpb.ModelProto) error {
 	m := ld.model
 	m.IRVersion = mp.GetIrVersion()
@@ -305,6 +307,9 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		}
 	}
 
+	if DebugHook != nil && depth == 0 && spec.function == nil {
+		DebugHook("pass1")
+	}
 	// Declared types of intermediate values.
 	for _, vi := range spec.valueInfo {
 		v := g.scope[vi.GetName()]
@@ -394,11 +399,20 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		g.OutputTypes = append(g.OutputTypes, nil)
 	}
 
+	if DebugHook != nil && depth == 0 && spec.function == nil {
+		DebugHook("beforetopo")
+	}
+	if memHook != nil && owner == nil && spec.function == nil {
+		memHook("graph built")
+	}
 	sorted, err := topoSort(g, nodes)
 	if err != nil {
 		return nil, err
 	}
 	g.Nodes = sorted
+	if DebugHook != nil && depth == 0 && spec.function == nil {
+		DebugHook("aftertopo")
+	}
 	return g, nil
 }
 

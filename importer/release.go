@@ -19,6 +19,11 @@ func ConvertReleasing(m *Model, opts Options) (*niro.Module, error) {
 	return convert(m, opts, true)
 }
 
+// memHook, when set (by tests), is called at the points where the import
+// of a large main graph holds the most: with the graph built, before it is
+// sorted, and halfway through ConvertReleasing.
+var memHook func(stage string)
+
 // convertReleasing converts the main graph's nodes, releasing them as it
 // goes (ConvertReleasing). outputSet holds the graph outputs, whose values
 // are kept to the end.
@@ -56,6 +61,9 @@ func (c *converter) convertReleasing(g *Graph, e *emitter, sc *scope, outputSet 
 		}
 	}
 	for i, n := range g.Nodes {
+		if memHook != nil && i == len(g.Nodes)/2 {
+			memHook("half converted")
+		}
 		if err := c.convertNode(n, e, sc); err != nil {
 			return err
 		}
