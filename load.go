@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/internal/safefile"
@@ -216,6 +217,10 @@ const largeGraph = 10_000
 // collections, never more than the limit's headroom of memory. It is soft:
 // the runtime exceeds it rather than spend more than about half the CPU
 // on collecting. A limit the user set (GOMEMLIMIT) is left alone.
+//
+// The limit lasts until restoreMemoryLimit, which runContext calls when
+// the command ends, so that commands run in one process (the tests) do not
+// inherit it.
 func limitToLoaded() {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		return
@@ -224,8 +229,29 @@ func limitToLoaded() {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	other := ms.Sys - ms.HeapSys // stacks, the collector's metadata, buffers
-	debug.SetMemoryLimit(int64(float64(ms.HeapAlloc)*limitHeadroom) + int64(other) + limitSlack)
+	prev := debug.SetMemoryLimit(int64(float64(ms.HeapAlloc)*limitHeadroom) + int64(other) + limitSlack)
+	limitMu.Lock()
+	if !limitSet {
+		limitPrev, limitSet = prev, true
+	}
+	limitMu.Unlock()
 }
+
+// restoreMemoryLimit puts back the memory limit limitToLoaded replaced.
+func restoreMemoryLimit() {
+	limitMu.Lock()
+	defer limitMu.Unlock()
+	if limitSet {
+		debug.SetMemoryLimit(limitPrev)
+		limitSet = false
+	}
+}
+
+var (
+	limitMu   sync.Mutex
+	limitPrev int64 // the limit before limitToLoaded, while limitSet
+	limitSet  bool
+)
 
 // limitHeadroom and limitSlack shape limitToLoaded's limit: half the live
 // heap again for the collector to work in, and 64 MiB for the buffers emit
