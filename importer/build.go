@@ -9,8 +9,6 @@ import (
 )
 
 // loadModel fills ld.model from the decoded protobuf.
-var DebugHook func(string)
-
 func (ld *loader) loadModel(mp *onnxpb.ModelProto) error {
 	m := ld.model
 	m.IRVersion = mp.GetIrVersion()
@@ -94,8 +92,8 @@ type graphSpec struct {
 }
 
 // nodeRec is a decoded node on its way into a graph: the Node with its
-// names, and what loadGraph still has to resolve (the input and output
-// names and the attributes). The NodeProto it came from is not kept, so a
+// names and output values, and what loadGraph still has to resolve (the
+// input names and the attributes). The NodeProto it came from is not kept, so a
 // large main graph is never held decoded twice (load, UnmarshalModelNodes).
 type nodeRec struct {
 	node   *Node // with its outputs, not yet declared in the graph
@@ -307,9 +305,6 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		}
 	}
 
-	if DebugHook != nil && depth == 0 && spec.function == nil {
-		DebugHook("pass1")
-	}
 	// Declared types of intermediate values.
 	for _, vi := range spec.valueInfo {
 		v := g.scope[vi.GetName()]
@@ -399,9 +394,6 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		g.OutputTypes = append(g.OutputTypes, nil)
 	}
 
-	if DebugHook != nil && depth == 0 && spec.function == nil {
-		DebugHook("beforetopo")
-	}
 	if memHook != nil && owner == nil && spec.function == nil {
 		memHook("graph built")
 	}
@@ -410,9 +402,6 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		return nil, err
 	}
 	g.Nodes = sorted
-	if DebugHook != nil && depth == 0 && spec.function == nil {
-		DebugHook("aftertopo")
-	}
 	return g, nil
 }
 
