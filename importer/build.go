@@ -305,6 +305,10 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		}
 	}
 
+	if memHook != nil && owner == nil && spec.function == nil {
+		memHook("outputs declared")
+	}
+
 	// Declared types of intermediate values.
 	for _, vi := range spec.valueInfo {
 		v := g.scope[vi.GetName()]
@@ -394,9 +398,6 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 		g.OutputTypes = append(g.OutputTypes, nil)
 	}
 
-	if memHook != nil && owner == nil && spec.function == nil {
-		memHook("graph built")
-	}
 	sorted, err := topoSort(g, nodes)
 	if err != nil {
 		return nil, err

@@ -20,8 +20,10 @@ func ConvertReleasing(m *Model, opts Options) (*niro.Module, error) {
 }
 
 // memHook, when set (by tests), is called at the points where the import
-// of a large main graph holds the most: with the graph built, before it is
-// sorted, and halfway through ConvertReleasing.
+// of a large main graph holds the most: once the main graph's nodes and
+// outputs are made, before their inputs are resolved (the decoded nodes'
+// input names and attributes are still held), and halfway through
+// ConvertReleasing.
 var memHook func(stage string)
 
 // convertReleasing converts the main graph's nodes, releasing them as it
