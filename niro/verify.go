@@ -272,6 +272,22 @@ func (t *defTable) get(id ValueID) (defSite, bool) {
 	return d, ok
 }
 
+// reserve sizes the table for f's values, which Function.NewValue
+// numbers from 0: up to the next ID f would give, when that is not far
+// beyond the values its body's top-level blocks define (hand-written text
+// may number sparsely), so the table is allocated once instead of grown.
+func (t *defTable) reserve(f *Function) {
+	n := 0
+	for _, b := range f.Body.Blocks {
+		if b != nil {
+			n += len(b.Args) + len(b.Ops)
+		}
+	}
+	if want := int64(f.nextID); want <= 2*int64(n)+denseSlack && want > int64(cap(t.dense)) {
+		t.dense = make([]defSite, 0, want)
+	}
+}
+
 // set records d for id, which get does not find.
 func (t *defTable) set(id ValueID, d defSite) {
 	d.ok = true
@@ -367,6 +383,7 @@ func (v *verifier) function(f *Function) {
 			}
 		}
 	}
+	fv.defs.reserve(f)
 	// Pass 1: structure, ownership and definitions. The body counts as
 	// owned, so an op that also claims it is reported instead of walked
 	// twice.
