@@ -461,7 +461,9 @@ func topoSort(g *Graph, nodes []*Node) ([]*Node, error) {
 		active
 		done
 	)
-	state := make(map[*Node]uint8, len(nodes))
+	// Indexed by Node.Index, which is the node's position in nodes: a byte
+	// a node rather than a map entry, at the load's peak.
+	state := make([]uint8, len(nodes))
 	out := make([]*Node, 0, len(nodes))
 	type frame struct {
 		n    *Node
@@ -484,22 +486,22 @@ func topoSort(g *Graph, nodes []*Node) ([]*Node, error) {
 		return deps
 	}
 	for _, root := range nodes {
-		if state[root] != unvisited {
+		if state[root.Index] != unvisited {
 			continue
 		}
 		stack := []frame{{n: root, deps: depsOf(root)}}
-		state[root] = active
+		state[root.Index] = active
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next == len(top.deps) {
-				state[top.n] = done
+				state[top.n.Index] = done
 				out = append(out, top.n)
 				stack = stack[:len(stack)-1]
 				continue
 			}
 			d := top.deps[top.next]
 			top.next++
-			switch state[d] {
+			switch state[d.Index] {
 			case done:
 			case active:
 				var path []string
@@ -515,7 +517,7 @@ func topoSort(g *Graph, nodes []*Node) ([]*Node, error) {
 				path = append(path, d.String())
 				return nil, fmt.Errorf("cycle: %s uses an output of %s", path[0], strings.Join(path[1:], ", which uses an output of "))
 			default:
-				state[d] = active
+				state[d.Index] = active
 				stack = append(stack, frame{n: d, deps: depsOf(d)})
 			}
 		}
