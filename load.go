@@ -206,9 +206,9 @@ const largeGraph = 10_000
 //
 // What makes it a sound bound: from here on the live heap does not, as a
 // rule, grow past its size now. ConvertReleasing lets the graph go as it
-// builds the Niro IR, which is about half the graph's size (on the
-// 1,000,000-node chain 392 bytes a node after loading, 306 at most while
-// converting, 194 of IR after; docs/performance.md, "Emit on a long
+// builds the Niro IR, which is about half the graph's size (on the long
+// chain of TestChainMemory 392 bytes a node after loading, 306 at most
+// while converting, 194 of IR after; docs/performance.md, "Emit on a long
 // chain"), and emit streams its text. (An import that computes large
 // constants can exceed it; the limit is soft, see below.)
 // Left to GOGC=100, though, the collector lets the heap grow to twice
