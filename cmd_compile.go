@@ -50,7 +50,7 @@ func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.
 		return nil, err
 	}
 	var m *niro.Module
-	if err := env.timed("import "+path, func() (err error) { m, err = mf.module(nil); return err }); err != nil {
+	if err := env.timed("import "+path, func() (err error) { m, err = mf.moduleOnce(); return err }); err != nil {
 		return nil, err
 	}
 	if err := mf.requireStatic(m); err != nil {

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/niro-dev/niro/importer"
 	"github.com/niro-dev/niro/internal/safefile"
@@ -108,6 +111,9 @@ type modelFile struct {
 	// model compiled for one position or sequence length is not reused for
 	// another with the same input types.
 	bound string
+	// nodes is the main graph's node count, taken before moduleOnce
+	// released the nodes.
+	nodes int
 }
 
 // boundKey describes the values and layouts a module is specialized to.
@@ -170,8 +176,8 @@ func (mf *modelFile) close() {
 // checked, when mf makes no other module. The module's tensor data
 // aliases the model's mapped files, which stay open; nothing else of the
 // graph is needed, and for a large graph it is the largest thing in
-// memory (about 410 bytes a node, more than the Niro IR's 280;
-// docs/performance.md, "Emit on a long chain").
+// memory (docs/performance.md, "Emit on a long chain"); after moduleOnce
+// only its inputs, outputs and initializers are left.
 //
 // For a graph of largeGraph nodes or more it also collects the garbage
 // the import left and returns it to the system: the import's transient
@@ -181,7 +187,7 @@ func (mf *modelFile) dropGraph() {
 	if mf.onnx == nil || mf.onnx.Graph == nil {
 		return
 	}
-	big := len(mf.onnx.Graph.Nodes) >= largeGraph
+	big := max(len(mf.onnx.Graph.Nodes), mf.nodes) >= largeGraph
 	mf.onnx.Graph, mf.onnx.Functions = nil, nil
 	if big {
 		debug.FreeOSMemory()
@@ -189,8 +195,73 @@ func (mf *modelFile) dropGraph() {
 }
 
 // largeGraph is the node count from which dropGraph returns memory to the
-// system: one collection costs about a millisecond per 10,000 nodes.
+// system and moduleOnce sets a memory limit (limitToLoaded): one
+// collection costs about a millisecond per 10,000 nodes.
 const largeGraph = 10_000
+
+// limitToLoaded sets the collector's soft memory limit (debug.SetMemoryLimit)
+// from the live heap once a large ONNX graph is loaded, before it is
+// converted, for the rest of the process: limitHeadroom times the live
+// heap, plus what the runtime holds besides the heap, plus limitSlack.
+//
+// What makes it a sound bound: from here on the live heap does not, as a
+// rule, grow past its size now. ConvertReleasing lets the graph go as it
+// builds the Niro IR, which is about half the graph's size (on the long
+// chain of TestChainMemory 392 bytes a node after loading, 306 at most
+// while converting, 194 of IR after; docs/performance.md, "Emit on a long
+// chain"), and emit streams its text. (An import that computes large
+// constants can exceed it; the limit is soft, see below.)
+// Left to GOGC=100, though, the collector lets the heap grow to twice
+// what it found live at its last cycle, and while it marks a heap of
+// hundreds of megabytes the conversion and emit allocate as fast as they
+// can, so the process would hold about twice the live data. The limit
+// makes the collector run more often instead when the heap nears it: more
+// collections, never more than the limit's headroom of memory. It is soft:
+// the runtime exceeds it rather than spend more than about half the CPU
+// on collecting. A limit the user set (GOMEMLIMIT) is left alone.
+//
+// The limit lasts until restoreMemoryLimit, which runContext calls when
+// the command ends, so that commands run in one process (the tests) do not
+// inherit it.
+func limitToLoaded() {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	other := ms.Sys - ms.HeapSys // stacks, the collector's metadata, buffers
+	prev := debug.SetMemoryLimit(int64(float64(ms.HeapAlloc)*limitHeadroom) + int64(other) + limitSlack)
+	limitMu.Lock()
+	if !limitSet {
+		limitPrev, limitSet = prev, true
+	}
+	limitMu.Unlock()
+}
+
+// restoreMemoryLimit puts back the memory limit limitToLoaded replaced.
+func restoreMemoryLimit() {
+	limitMu.Lock()
+	defer limitMu.Unlock()
+	if limitSet {
+		debug.SetMemoryLimit(limitPrev)
+		limitSet = false
+	}
+}
+
+var (
+	limitMu   sync.Mutex
+	limitPrev int64 // the limit before limitToLoaded, while limitSet
+	limitSet  bool
+)
+
+// limitHeadroom and limitSlack shape limitToLoaded's limit: half the live
+// heap again for the collector to work in, and 64 MiB for the buffers emit
+// writes through and a small graph's fixed costs.
+const (
+	limitHeadroom = 1.5
+	limitSlack    = 64 << 20
+)
 
 // module returns the model under the flags, with the input shapes in
 // shapes (by input name) fixed as well when shapes is not nil.
@@ -225,13 +296,43 @@ func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]b
 	return m, nil
 }
 
-// loadModule reads a .onnx or .niro file into a verified module.
+// moduleOnce is module(nil) for a caller that makes no other module from
+// mf and drops the graph afterwards (dropGraph): an ONNX model's graph is
+// released as it is converted (importer.ConvertReleasing), so that the
+// decoded graph and the module are not both held whole.
+func (mf *modelFile) moduleOnce() (*niro.Module, error) {
+	if mf.base != nil || mf.onnx == nil {
+		return mf.module(nil)
+	}
+	mf.bound = boundKey(nil, mf.opts.Sequences)
+	if mf.onnx.Graph != nil {
+		mf.nodes = len(mf.onnx.Graph.Nodes)
+	}
+	if mf.nodes >= largeGraph {
+		limitToLoaded()
+	}
+	m, err := importer.ConvertReleasing(mf.onnx, mf.opts)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", mf.path, err)
+	}
+	mf.base = m
+	return m, nil
+}
+
+// loadModule reads a .onnx or .niro file into a verified module. It makes
+// no other module from the file, so the graph is released as it is
+// converted (moduleOnce).
 func loadModule(path string, flags ShapeFlags) (*niro.Module, error) {
 	mf, err := openModel(path, flags)
 	if err != nil {
 		return nil, err
 	}
-	return mf.module(nil)
+	m, err := mf.moduleOnce()
+	if err != nil {
+		return nil, err
+	}
+	mf.dropGraph()
+	return m, nil
 }
 
 // diagnosticsError reports a module's verifier diagnostics one per line,

@@ -120,6 +120,7 @@ func runContext(runCtx context.Context, args []string, stdout, stderr io.Writer)
 		return exitUsage
 	}
 	env := &Env{Globals: &cli.Globals, Stdout: stdout, Stderr: stderr, ctx: runCtx}
+	defer restoreMemoryLimit() // a command's limit (limitToLoaded) ends with it
 	if err := env.applyFaultFlags(); err != nil {
 		return report(stderr, err)
 	}

@@ -50,7 +50,10 @@ func (ld *loader) loadModel(mp *onnxpb.ModelProto) error {
 	if mp.GetGraph() == nil {
 		return errors.New("model has no graph")
 	}
-	g, err := ld.loadGraph(graphSpecOf(mp.GetGraph()), nil, 0)
+	spec := ld.graphSpecOf(mp.GetGraph())
+	spec.nodes = ld.mainNodes
+	ld.mainNodes = nil
+	g, err := ld.loadGraph(spec, nil, 0)
 	if err != nil {
 		return err
 	}
@@ -81,20 +84,73 @@ type graphSpec struct {
 	inputNames   []string // function inputs (untyped)
 	initializers []*onnxpb.TensorProto
 	sparseInits  []*onnxpb.SparseTensorProto
-	nodes        []*onnxpb.NodeProto
+	nodes        []nodeRec
 	valueInfo    []*onnxpb.ValueInfoProto
 	outputs      []*onnxpb.ValueInfoProto
 	outputNames  []string // function outputs (untyped)
 	function     *Function
 }
 
-func graphSpecOf(gp *onnxpb.GraphProto) graphSpec {
+// nodeRec is a decoded node on its way into a graph: the Node with its
+// names and output values, and what loadGraph still has to resolve (the
+// input names and the attributes). The NodeProto it came from is not kept, so a
+// large main graph is never held decoded twice (load, UnmarshalModelNodes).
+type nodeRec struct {
+	node   *Node // with its outputs, not yet declared in the graph
+	inputs []string
+	attrs  []*onnxpb.AttributeProto
+}
+
+// nodeRec returns the record of np, the node at index i of its graph.
+func (ld *loader) nodeRec(np *onnxpb.NodeProto, i int) nodeRec {
+	n := &Node{
+		Name:     np.GetName(),
+		OpType:   ld.intern(np.GetOpType()),
+		Domain:   ld.intern(normDomain(np.GetDomain())),
+		Overload: np.GetOverload(),
+		Index:    i,
+	}
+	if outs := np.GetOutput(); len(outs) > 0 {
+		n.Outputs = make([]*Value, len(outs))
+		for j, name := range outs {
+			if name != "" { // an omitted output stays nil
+				n.Outputs[j] = &Value{Name: name, Kind: NodeOutput, Producer: n, OutputIndex: j}
+			}
+		}
+	}
+	return nodeRec{node: n, inputs: np.GetInput(), attrs: np.GetAttribute()}
+}
+
+// nodeRecs returns the records of a graph's or function's nodes.
+func (ld *loader) nodeRecs(nps []*onnxpb.NodeProto) []nodeRec {
+	recs := make([]nodeRec, len(nps))
+	for i, np := range nps {
+		recs[i] = ld.nodeRec(np, i)
+	}
+	return recs
+}
+
+// intern returns s, or an equal string returned before: op types and
+// domains repeat across nodes, and a graph of a million nodes would
+// otherwise hold a million copies of "Add".
+func (ld *loader) intern(s string) string {
+	if t, ok := ld.strs[s]; ok {
+		return t
+	}
+	if ld.strs == nil {
+		ld.strs = map[string]string{}
+	}
+	ld.strs[s] = s
+	return s
+}
+
+func (ld *loader) graphSpecOf(gp *onnxpb.GraphProto) graphSpec {
 	return graphSpec{
 		name:         gp.GetName(),
 		inputs:       gp.GetInput(),
 		initializers: gp.GetInitializer(),
 		sparseInits:  gp.GetSparseInitializer(),
-		nodes:        gp.GetNode(),
+		nodes:        ld.nodeRecs(gp.GetNode()),
 		valueInfo:    gp.GetValueInfo(),
 		outputs:      gp.GetOutput(),
 	}
@@ -128,7 +184,7 @@ func (ld *loader) loadFunction(fp *onnxpb.FunctionProto) (*Function, error) {
 	body, err := ld.loadGraph(graphSpec{
 		name:        f.Name,
 		inputNames:  fp.GetInput(),
-		nodes:       fp.GetNode(),
+		nodes:       ld.nodeRecs(fp.GetNode()),
 		valueInfo:   fp.GetValueInfo(),
 		outputNames: fp.GetOutput(),
 		function:    f,
@@ -230,30 +286,27 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 
 	// Node outputs.
 	nodes := make([]*Node, len(spec.nodes))
-	for i, np := range spec.nodes {
-		n := &Node{
-			Name:     np.GetName(),
-			OpType:   np.GetOpType(),
-			Domain:   normDomain(np.GetDomain()),
-			Overload: np.GetOverload(),
-			Index:    i,
-			Graph:    g,
-		}
+	for i := range spec.nodes {
+		rec := &spec.nodes[i]
+		n := rec.node
+		n.Graph = g
 		nodes[i] = n
 		if n.OpType == "" {
 			return nil, fmt.Errorf("%s has no op_type", n)
 		}
-		for j, name := range np.GetOutput() {
-			if name == "" {
-				n.Outputs = append(n.Outputs, nil)
+		for _, v := range n.Outputs {
+			if v == nil {
 				continue
 			}
-			v := &Value{Name: name, Kind: NodeOutput, Producer: n, OutputIndex: j, Graph: g}
+			v.Graph = g
 			if err := declare(v); err != nil {
 				return nil, err
 			}
-			n.Outputs = append(n.Outputs, v)
 		}
+	}
+
+	if memHook != nil && owner == nil && spec.function == nil {
+		memHook("outputs declared")
 	}
 
 	// Declared types of intermediate values.
@@ -270,10 +323,11 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 	}
 
 	// Attributes (with subgraphs) and inputs.
-	for i, np := range spec.nodes {
+	for i := range spec.nodes {
+		rec := &spec.nodes[i]
 		n := nodes[i]
 		seen := map[string]bool{}
-		for _, ap := range np.GetAttribute() {
+		for _, ap := range rec.attrs {
 			a, err := ld.loadAttr(ap, n, depth)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", n, err)
@@ -284,7 +338,10 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 			seen[a.Name] = true
 			n.Attrs = append(n.Attrs, a)
 		}
-		for j, name := range np.GetInput() {
+		if len(rec.inputs) > 0 {
+			n.Inputs = make([]*Value, 0, len(rec.inputs))
+		}
+		for j, name := range rec.inputs {
 			if name == "" {
 				n.Inputs = append(n.Inputs, nil)
 				continue
@@ -312,6 +369,7 @@ func (ld *loader) loadGraph(spec graphSpec, owner *Node, depth int) (*Graph, err
 				g.addCapture(c)
 			}
 		}
+		*rec = nodeRec{} // its names and attributes are no longer needed
 	}
 
 	// Outputs.
@@ -403,7 +461,9 @@ func topoSort(g *Graph, nodes []*Node) ([]*Node, error) {
 		active
 		done
 	)
-	state := make(map[*Node]uint8, len(nodes))
+	// Indexed by Node.Index, which is the node's position in nodes: a byte
+	// a node rather than a map entry, at the load's peak.
+	state := make([]uint8, len(nodes))
 	out := make([]*Node, 0, len(nodes))
 	type frame struct {
 		n    *Node
@@ -426,22 +486,22 @@ func topoSort(g *Graph, nodes []*Node) ([]*Node, error) {
 		return deps
 	}
 	for _, root := range nodes {
-		if state[root] != unvisited {
+		if state[root.Index] != unvisited {
 			continue
 		}
 		stack := []frame{{n: root, deps: depsOf(root)}}
-		state[root] = active
+		state[root.Index] = active
 		for len(stack) > 0 {
 			top := &stack[len(stack)-1]
 			if top.next == len(top.deps) {
-				state[top.n] = done
+				state[top.n.Index] = done
 				out = append(out, top.n)
 				stack = stack[:len(stack)-1]
 				continue
 			}
 			d := top.deps[top.next]
 			top.next++
-			switch state[d] {
+			switch state[d.Index] {
 			case done:
 			case active:
 				var path []string
@@ -457,7 +517,7 @@ func topoSort(g *Graph, nodes []*Node) ([]*Node, error) {
 				path = append(path, d.String())
 				return nil, fmt.Errorf("cycle: %s uses an output of %s", path[0], strings.Join(path[1:], ", which uses an output of "))
 			default:
-				state[d] = active
+				state[d.Index] = active
 				stack = append(stack, frame{n: d, deps: depsOf(d)})
 			}
 		}
@@ -520,13 +580,13 @@ func (ld *loader) loadAttr(ap *onnxpb.AttributeProto, n *Node, depth int) (*Attr
 		if n == nil {
 			return nil, wrap(errors.New("graph attributes are not supported as function attribute defaults"))
 		}
-		a.Graph, err = ld.loadGraph(graphSpecOf(ap.GetG()), n, depth+1)
+		a.Graph, err = ld.loadGraph(ld.graphSpecOf(ap.GetG()), n, depth+1)
 	case onnxpb.AttributeProto_GRAPHS:
 		if n == nil {
 			return nil, wrap(errors.New("graph attributes are not supported as function attribute defaults"))
 		}
 		for _, gp := range ap.GetGraphs() {
-			sg, gerr := ld.loadGraph(graphSpecOf(gp), n, depth+1)
+			sg, gerr := ld.loadGraph(ld.graphSpecOf(gp), n, depth+1)
 			if gerr != nil {
 				err = gerr
 				break

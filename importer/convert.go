@@ -32,6 +32,10 @@ type converter struct {
 	active map[*Function]bool
 	// known holds the values known at import (see known.go).
 	known map[niro.ValueID]*known
+	// release is set by ConvertReleasing (release.go).
+	release bool
+	// scalarTypes holds the shared types of rank-0 constants (knownType).
+	scalarTypes map[scalarKey]niro.Type
 }
 
 // scope maps the values of one graph (and, through parent, of the graphs
@@ -99,13 +103,22 @@ func (e *emitter) add(op niro.Op) {
 // module's tensor literals alias the model's memory, so the model must not
 // be closed while the module is used.
 func Convert(m *Model, opts Options) (*niro.Module, error) {
+	return convert(m, opts, false)
+}
+
+func convert(m *Model, opts Options, release bool) (*niro.Module, error) {
 	if m == nil || m.Graph == nil {
 		return nil, errors.New("model has no graph")
+	}
+	if m.released {
+		return nil, errors.New("the model's graph was released by an earlier conversion (ConvertReleasing) and cannot be converted again")
 	}
 	if err := checkOptions(m, opts); err != nil {
 		return nil, err
 	}
+	m.released = release
 	c := &converter{
+		release: release,
 		m:       m,
 		opts:    opts,
 		mod:     niro.NewModule(),
@@ -339,6 +352,9 @@ func (c *converter) convertGraphNodes(g *Graph, e *emitter, sc *scope) error {
 		e.add(&niro.GetGlobal{Result: res, Global: gl.Name})
 		c.recordKnown(res, v.Initializer.Bytes())
 		sc.vals[v] = res
+	}
+	if c.release && g == c.m.Graph && sc.parent == nil {
+		return c.convertReleasing(g, e, sc, outputSet)
 	}
 	for _, n := range g.Nodes {
 		if err := c.convertNode(n, e, sc); err != nil {

@@ -168,12 +168,39 @@ func (k *known) encode() []byte {
 	return out
 }
 
+// knownType returns k's type. The type of a rank-0 constant (the scalar
+// operand of a Relu, a Clip bound, an epsilon) is made once per element
+// type and shared, instead of once per constant.
+func (c *converter) knownType(k *known) niro.Type {
+	if len(k.dims) != 0 {
+		return k.typ()
+	}
+	key := scalarKey{k.elem, k.dims == nil}
+	t, ok := c.scalarTypes[key]
+	if !ok {
+		if c.scalarTypes == nil {
+			c.scalarTypes = map[scalarKey]niro.Type{}
+		}
+		t = k.typ()
+		c.scalarTypes[key] = t
+	}
+	return t
+}
+
+// scalarKey keys converter.scalarTypes: the element type, and whether the
+// dimensions are nil rather than empty (kept apart so that every constant
+// gets the very type it got before the types were shared).
+type scalarKey struct {
+	elem   niro.ScalarType
+	nilDim bool
+}
+
 // constKnown adds a Const holding k and records its value.
 func (nc *nodeCtx) constKnown(k *known) niro.Value {
 	if nc.err != nil {
 		return niro.Value{Type: k.typ()}
 	}
-	res := nc.c.fn.NewValue(k.typ())
+	res := nc.c.fn.NewValue(nc.c.knownType(k))
 	nc.e.add(&niro.Const{Result: res, Lit: niro.BytesLit(k.encode())})
 	nc.c.known[res.ID] = k
 	return res

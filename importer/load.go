@@ -123,15 +123,15 @@ type loader struct {
 	maps  *mappings
 	// funcs lets function bodies be recognized while graphs are built.
 	funcs map[funcKey]*Function
+	// mainNodes holds the main graph's nodes from decoding until
+	// loadGraph takes them; strs interns op types and domains.
+	mainNodes []nodeRec
+	strs      map[string]string
 }
 
 func load(data []byte, path, dir string, maps *mappings, opts Options) (*Model, error) {
 	if len(data) == 0 {
 		return nil, errors.New("empty input is not an ONNX model")
-	}
-	mp, err := onnxpb.UnmarshalModel(data)
-	if err != nil {
-		return nil, fmt.Errorf("decoding ONNX protobuf: %w", err)
 	}
 	ld := &loader{
 		model: &Model{Path: path, Dir: dir, maps: maps},
@@ -139,6 +139,16 @@ func load(data []byte, path, dir string, maps *mappings, opts Options) (*Model, 
 		files: map[string][]byte{},
 		maps:  maps,
 		funcs: map[funcKey]*Function{},
+	}
+	// The main graph's nodes are taken as they are decoded, so that a
+	// large graph is not held as NodeProtos and as Nodes at once.
+	ld.mainNodes = make([]nodeRec, 0, onnxpb.MainGraphNodeCount(data))
+	mp, err := onnxpb.UnmarshalModelNodes(data, func(np *onnxpb.NodeProto) error {
+		ld.mainNodes = append(ld.mainNodes, ld.nodeRec(np, len(ld.mainNodes)))
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("decoding ONNX protobuf: %w", err)
 	}
 	defer func() {
 		if ld.root != nil {

@@ -38,6 +38,8 @@ type Model struct {
 
 	maps  *mappings
 	funcs map[funcKey]*Function
+	// released is set once ConvertReleasing has taken the graph apart.
+	released bool
 }
 
 // KeyValue is one metadata_props entry.
@@ -134,6 +136,9 @@ const (
 type Value struct {
 	Name string
 	Kind ValueKind
+	// pending counts the reads of the value by main-graph nodes not yet
+	// converted, while ConvertReleasing runs (release.go).
+	pending int32
 	// Type is the declared ONNX type (from the graph inputs, value_info,
 	// graph outputs or the initializer), or nil if none was declared.
 	Type *Type

@@ -2,6 +2,7 @@ package niro
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -523,6 +524,14 @@ func InferBroadcast(elem ScalarType, ts ...Type) (Type, error) {
 			return nil, fmt.Errorf("operand shapes %s are not broadcast-compatible: %v", typeList(ts), err)
 		}
 		dims = d
+	}
+	// A result of an operand's type shares that operand's (immutable)
+	// type, so that a long chain of element-wise ops does not hold one
+	// copy of the same type per op.
+	for _, t := range ts {
+		if tt := t.(TensorType); tt.Elem == elem && slices.Equal(tt.Dims, dims) {
+			return t, nil
+		}
 	}
 	return TensorType{Elem: elem, Dims: dims}, nil
 }

@@ -245,7 +245,63 @@ func (v *verifier) global(g *Global) {
 type defSite struct {
 	typ   Type
 	block *Block
-	index int // op index in block; -1 for a block argument
+	index int32 // op index in block; -1 for a block argument
+	ok    bool  // the entry records a definition
+}
+
+// defTable maps value IDs to their definitions. IDs are dense in practice
+// (Function.NewValue counts up), so they index a slice: 32 bytes a value
+// instead of a map entry's 100 or so, which for a function of a million
+// ops is most of what the verifier holds. An ID far beyond those seen so
+// far (possible in hand-written IR text) goes to a map, so that a sparse
+// numbering cannot make the slice large.
+type defTable struct {
+	dense  []defSite
+	sparse map[ValueID]defSite
+}
+
+// denseSlack is how far beyond twice the dense table's length an ID may
+// be and still extend it.
+const denseSlack = 1024
+
+func (t *defTable) get(id ValueID) (defSite, bool) {
+	if int64(id) < int64(len(t.dense)) && t.dense[id].ok {
+		return t.dense[id], true
+	}
+	d, ok := t.sparse[id] // an ID recorded before the slice reached it
+	return d, ok
+}
+
+// reserve sizes the table for f's values, which Function.NewValue
+// numbers from 0: up to the next ID f would give, when that is not far
+// beyond the values its body's top-level blocks define (hand-written text
+// may number sparsely), so the table is allocated once instead of grown.
+func (t *defTable) reserve(f *Function) {
+	n := 0
+	for _, b := range f.Body.Blocks {
+		if b != nil {
+			n += len(b.Args) + len(b.Ops)
+		}
+	}
+	if want := int64(f.nextID); want <= 2*int64(n)+denseSlack && want > int64(cap(t.dense)) {
+		t.dense = make([]defSite, 0, want)
+	}
+}
+
+// set records d for id, which get does not find.
+func (t *defTable) set(id ValueID, d defSite) {
+	d.ok = true
+	if int64(id) < 2*int64(len(t.dense))+denseSlack {
+		if int64(id) >= int64(len(t.dense)) {
+			t.dense = append(t.dense, make([]defSite, int(id)+1-len(t.dense))...)
+		}
+		t.dense[id] = d
+		return
+	}
+	if t.sparse == nil {
+		t.sparse = map[ValueID]defSite{}
+	}
+	t.sparse[id] = d
 }
 
 type regionInfo struct {
@@ -263,7 +319,7 @@ type funcVerifier struct {
 	f       *Function
 	where   string
 	num     *printer // block numbering, as printed
-	defs    map[ValueID]defSite
+	defs    defTable
 	blockRg map[*Block]*regionInfo
 	seenRg  map[*Region]bool
 	rinfo   map[*Region]*regionInfo
@@ -293,7 +349,6 @@ func (v *verifier) function(f *Function) {
 		f:        f,
 		where:    "func " + symRef(f.Name),
 		num:      &printer{blocks: map[*Block]int{}},
-		defs:     map[ValueID]defSite{},
 		blockRg:  map[*Block]*regionInfo{},
 		seenRg:   map[*Region]bool{},
 		rinfo:    map[*Region]*regionInfo{},
@@ -328,6 +383,7 @@ func (v *verifier) function(f *Function) {
 			}
 		}
 	}
+	fv.defs.reserve(f)
 	// Pass 1: structure, ownership and definitions. The body counts as
 	// owned, so an op that also claims it is reported instead of walked
 	// twice.
@@ -355,11 +411,11 @@ func (fv *funcVerifier) define(val Value, b *Block, idx int, where string) {
 	if msg := typeProblem(val.Type); msg != "" {
 		fv.add(where, "%s: %s", val, msg)
 	}
-	if _, dup := fv.defs[val.ID]; dup {
+	if _, dup := fv.defs.get(val.ID); dup {
 		fv.add(where, "value %s is defined more than once", val)
 		return
 	}
-	fv.defs[val.ID] = defSite{typ: val.Type, block: b, index: idx}
+	fv.defs.set(val.ID, defSite{typ: val.Type, block: b, index: int32(idx)})
 }
 
 // collect walks r, recording ownership and definitions.

@@ -131,7 +131,7 @@ func (fv *funcVerifier) checkSuccessors(op Op, ri *regionInfo, r *Region, where 
 // same type that dominates the use.
 func (fv *funcVerifier) checkOperands(op Op, b *Block, idx int, where string) {
 	for i, val := range op.Operands() {
-		def, ok := fv.defs[val.ID]
+		def, ok := fv.defs.get(val.ID)
 		if !ok {
 			fv.add(where, "operand #%d (%s) is not defined in this function", i, val)
 			continue
@@ -173,7 +173,7 @@ func (fv *funcVerifier) visible(def defSite, useBB *Block, useIdx int) visibilit
 		bb, idx = ri.ownerBB, ri.ownerIdx
 	}
 	if def.block == bb {
-		if def.index < idx {
+		if int(def.index) < idx {
 			return visibleOK
 		}
 		return notDominating

@@ -46,12 +46,57 @@ func UnmarshalModel(buf []byte) (*ModelProto, error) {
 // read-only memory such as a file mapping. Fields unknown to the schema are
 // kept as unknown fields.
 func UnmarshalAliased(buf []byte, m proto.Message) error {
-	return decodeAliased(buf, m.ProtoReflect(), 0)
+	return decodeAliased(buf, m.ProtoReflect(), 0, nil)
 }
+
+// UnmarshalModelNodes is [UnmarshalModel] for a model too large to hold
+// decoded whole: each node of the main graph (ModelProto.graph.node) is
+// passed to fn as soon as it is decoded, in file order, and is not kept in
+// the returned model, whose main graph has no nodes. Everything else is
+// decoded as UnmarshalModel decodes it, and a malformed record anywhere is
+// reported as UnmarshalModel reports it. An error from fn stops the
+// decoding and is returned as it is.
+func UnmarshalModelNodes(buf []byte, fn func(*NodeProto) error) (*ModelProto, error) {
+	m := new(ModelProto)
+	hook := func(parent protoreflect.Message, fd protoreflect.FieldDescriptor, v []byte, depth int) (bool, error) {
+		// At depth 1 the only graph is the model's main graph.
+		if depth != 1 || fd.Number() != graphNodeField || parent.Descriptor().FullName() != "onnx.GraphProto" {
+			return false, nil
+		}
+		np := new(NodeProto)
+		if err := decodeAliased(v, np.ProtoReflect(), depth+1, nil); err != nil {
+			return true, err
+		}
+		if err := fn(np); err != nil {
+			return true, &hookError{err}
+		}
+		return true, nil
+	}
+	if err := decodeAliased(buf, m.ProtoReflect(), 0, hook); err != nil {
+		if he, ok := err.(*hookError); ok {
+			return nil, he.err
+		}
+		return nil, err
+	}
+	return m, nil
+}
+
+// graphNodeField is the field number of GraphProto.node.
+const graphNodeField = 1
+
+// hookError carries an error of UnmarshalModelNodes's callback out of the
+// walker unchanged.
+type hookError struct{ err error }
+
+func (e *hookError) Error() string { return e.err.Error() }
+
+// decodeHook may take over the decoding of one element v of the repeated
+// message field fd of m, reporting whether it did.
+type decodeHook func(m protoreflect.Message, fd protoreflect.FieldDescriptor, v []byte, depth int) (bool, error)
 
 var mergeOpts = proto.UnmarshalOptions{Merge: true, AllowPartial: true}
 
-func decodeAliased(b []byte, m protoreflect.Message, depth int) error {
+func decodeAliased(b []byte, m protoreflect.Message, depth int, hook decodeHook) error {
 	if depth > maxAliasDepth {
 		return errors.New("proto: exceeded maximum recursion depth")
 	}
@@ -94,14 +139,23 @@ func decodeAliased(b []byte, m protoreflect.Message, depth int) error {
 		case fd.Kind() == protoreflect.BytesKind:
 			m.Set(fd, protoreflect.ValueOfBytes(v))
 		case fd.IsList():
+			if hook != nil {
+				handled, err := hook(m, fd, v, depth)
+				if err != nil {
+					return err
+				}
+				if handled {
+					continue
+				}
+			}
 			list := m.Mutable(fd).List()
 			elem := list.NewElement()
-			if err := decodeAliased(v, elem.Message(), depth+1); err != nil {
+			if err := decodeAliased(v, elem.Message(), depth+1, hook); err != nil {
 				return err
 			}
 			list.Append(elem)
 		default:
-			if err := decodeAliased(v, m.Mutable(fd).Message(), depth+1); err != nil {
+			if err := decodeAliased(v, m.Mutable(fd).Message(), depth+1, hook); err != nil {
 				return err
 			}
 		}
@@ -120,4 +174,41 @@ func aliasable(fd protoreflect.FieldDescriptor) bool {
 	default:
 		return false
 	}
+}
+
+// MainGraphNodeCount returns the number of node records of a serialized
+// model's main graph (ModelProto.graph.node), found by walking the wire
+// records of the model and its graph without decoding them: a capacity
+// hint for [UnmarshalModelNodes]'s caller. Malformed data gives the count
+// up to the first bad record.
+func MainGraphNodeCount(buf []byte) int {
+	const modelGraphField = 7
+	count := 0
+	walk := func(b []byte, fn func(num protowire.Number, v []byte)) {
+		for len(b) > 0 {
+			num, typ, n := protowire.ConsumeTag(b)
+			if n < 0 {
+				return
+			}
+			vn := protowire.ConsumeFieldValue(num, typ, b[n:])
+			if vn < 0 {
+				return
+			}
+			if typ == protowire.BytesType {
+				v, _ := protowire.ConsumeBytes(b[n:])
+				fn(num, v)
+			}
+			b = b[n+vn:]
+		}
+	}
+	walk(buf, func(num protowire.Number, g []byte) {
+		if num == modelGraphField {
+			walk(g, func(num protowire.Number, _ []byte) {
+				if num == graphNodeField {
+					count++
+				}
+			})
+		}
+	})
+	return count
 }

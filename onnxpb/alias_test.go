@@ -1,6 +1,8 @@
 package onnxpb
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,6 +59,63 @@ func TestUnmarshalAliasedMatchesProto(t *testing.T) {
 		if !proto.Equal(want, got) {
 			t.Fatalf("%s: UnmarshalModel differs from proto.Unmarshal", f)
 		}
+		if err := checkNodesDecoder(data, got, err); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+}
+
+// checkNodesDecoder checks that UnmarshalModelNodes fails as UnmarshalModel
+// did (err) or, with the nodes it passed on put back into the main graph,
+// gives the model UnmarshalModel gave (want).
+func checkNodesDecoder(data []byte, want *ModelProto, err error) error {
+	var nodes []*NodeProto
+	got, gerr := UnmarshalModelNodes(data, func(n *NodeProto) error {
+		nodes = append(nodes, n)
+		return nil
+	})
+	if (err == nil) != (gerr == nil) || err != nil && err.Error() != gerr.Error() {
+		return fmt.Errorf("UnmarshalModel error %v, UnmarshalModelNodes error %v", err, gerr)
+	}
+	if err != nil {
+		return nil
+	}
+	if c := MainGraphNodeCount(data); c != len(nodes) {
+		return fmt.Errorf("MainGraphNodeCount is %d, UnmarshalModelNodes passed %d nodes", c, len(nodes))
+	}
+	if len(got.GetGraph().GetNode()) != 0 {
+		return errors.New("UnmarshalModelNodes kept main-graph nodes in the model")
+	}
+	if got.Graph != nil {
+		got.Graph.Node = nodes
+	} else if len(nodes) > 0 {
+		return errors.New("UnmarshalModelNodes passed nodes of a model without a graph")
+	}
+	if !proto.Equal(want, got) {
+		return errors.New("UnmarshalModelNodes with its nodes put back differs from UnmarshalModel")
+	}
+	return nil
+}
+
+// TestUnmarshalModelNodesStops checks that an error from the callback stops
+// the decoding and is returned unchanged.
+func TestUnmarshalModelNodesStops(t *testing.T) {
+	m := &ModelProto{Graph: &GraphProto{Node: []*NodeProto{{OpType: proto.String("A")}, {OpType: proto.String("B")}, {OpType: proto.String("C")}}}}
+	buf, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := errors.New("stop")
+	var seen []string
+	_, err = UnmarshalModelNodes(buf, func(n *NodeProto) error {
+		seen = append(seen, n.GetOpType())
+		if n.GetOpType() == "B" {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || len(seen) != 2 || seen[0] != "A" || seen[1] != "B" {
+		t.Fatalf("got error %v after nodes %v, want stop after A, B", err, seen)
 	}
 }
 
@@ -161,6 +220,9 @@ func FuzzUnmarshalAliased(f *testing.F) {
 		}
 		if werr == nil && !proto.Equal(want, got) {
 			t.Fatal("decoded models differ")
+		}
+		if err := checkNodesDecoder(data, got, gerr); err != nil {
+			t.Fatal(err)
 		}
 	})
 }
