@@ -90,6 +90,11 @@ func (fe *funcEmitter) argReduce(op *niro.ArgReduce) {
 		fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
 		return
 	}
+	if n := xt.Dims[op.Axis]; n > niro.ReduceLanes {
+		// A long row: two vectorizable passes over the lanes.
+		fe.argReduceLanes(op, xt, rt, elem, acc, accElem, start, n)
+		return
+	}
 	accType := tensorTypeOf(rt.Dims, acc)
 	vals := fe.fill(fe.empty(rt.Dims, acc, dyn), accType, acc, start, rt.Rank())
 	idxs := fe.fill(fe.empty(rt.Dims, "i64", dyn), fe.typ(res), "i64", fe.intConst(niro.I64, 0), rt.Rank())
