@@ -2,6 +2,7 @@ package emit
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 
@@ -151,8 +152,15 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 	fold(m, mParts, acc, mInit, mType, keptExprs, combine)
 
 	// Pass 2: the first (last) position matching it.
+	// With SelectLast the largest matching position wins, but a NaN row's
+	// first NaN: nanFirst gives NaN positions keys below every other
+	// (^p), the sentinel below those, and a last step decodes the key.
+	nanFirst := op.SelectLast && accElem.IsFloat()
 	pick, sentinel := "arith.minsi", fe.intConst(niro.I64, n)
-	if op.SelectLast {
+	switch {
+	case nanFirst:
+		pick, sentinel = "arith.maxsi", fe.intConst(niro.I64, math.MinInt64)
+	case op.SelectLast:
 		pick, sentinel = "arith.maxsi", fe.intConst(niro.I64, -1)
 	}
 	pickI := func(a, b string) string {
@@ -176,6 +184,15 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 		}
 		pi, sel := fe.tmp(), fe.tmp()
 		fe.line("%s = arith.index_cast %s : index to i64", pi, p)
+		if nanFirst {
+			// A NaN row's key is ^p < 0, so that the largest key is the
+			// first NaN's.
+			np, mn, key := fe.tmp(), fe.tmp(), fe.tmp()
+			fe.line("%s = arith.xori %s, %s : i64", np, pi, fe.intConst(niro.I64, -1))
+			fe.line("%s = arith.cmpf uno, %s, %s : %s", mn, mv, mv, acc)
+			fe.line("%s = arith.select %s, %s, %s : i64", key, mn, np, pi)
+			pi = key
+		}
 		fe.line("%s = arith.select %s, %s, %s : i64", sel, match, pi, sentinel)
 		return pickI(sel, best)
 	})
@@ -193,6 +210,23 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 			dynSrc = append(dynSrc, -1)
 		}
 	}
-	out := fe.fill(fe.empty(rt.Dims, "i64", func(j int) string { return fe.dim(x, xt, dynSrc[j]) }), fe.typ(res), "i64", sentinel, rt.Rank())
-	fold(name(res), iParts, "i64", out, fe.typ(res), outExprs, pickI)
+	dyn := func(j int) string { return fe.dim(x, xt, dynSrc[j]) }
+	out := fe.fill(fe.empty(rt.Dims, "i64", dyn), fe.typ(res), "i64", sentinel, rt.Rank())
+	if !nanFirst {
+		fold(name(res), iParts, "i64", out, fe.typ(res), outExprs, pickI)
+		return
+	}
+	keys := fe.tmp()
+	fold(keys, iParts, "i64", out, fe.typ(res), outExprs, pickI)
+	// The index: a key k >= 0 is the position, a negative one ^k.
+	fe.generic(name(res), parallel(rt.Rank()),
+		[]genericOperand{{name: keys, typ: fe.typ(res), elem: "i64", amap: identityMap(rt.Rank())}},
+		genericOperand{name: fe.empty(rt.Dims, "i64", dyn), typ: fe.typ(res), elem: "i64", amap: identityMap(rt.Rank())},
+		"", func(args []string) string {
+			neg, inv, r := fe.tmp(), fe.tmp(), fe.tmp()
+			fe.line("%s = arith.cmpi slt, %s, %s : i64", neg, args[0], fe.intConst(niro.I64, 0))
+			fe.line("%s = arith.xori %s, %s : i64", inv, args[0], fe.intConst(niro.I64, -1))
+			fe.line("%s = arith.select %s, %s, %s : i64", r, neg, inv, args[0])
+			return r
+		})
 }
