@@ -146,22 +146,29 @@ func encodeElems(t *testing.T, elem niro.ScalarType, vals []float64) []byte {
 }
 
 // TestE2EArgReduceLanes compiles ArgMax and ArgMin (first and last index)
-// over axes longer than the 4096 lanes, the two-pass lane form, and checks
-// that host and host-O0 give the same indices as the interpreter's in-order
-// scan: ties across lanes and in the tail, NaN anywhere, −0 against +0,
-// ±inf, all-equal rows and rows of the reduction seed, tails of 904 and 1
-// lanes and none, keep_dims, two kept axes, an axis that is not the last
-// (niro.lanes) and a rank-1 operand, in f32, f64, f16, bf16, i32, i64 and
-// u8.
+// over the last axis in the two-pass lane form (4096 lanes past 4096, else
+// 16) and checks that host and host-O0 give the same indices as the
+// interpreter's in-order scan: ties across lanes and in the tail, NaN
+// anywhere, −0 against +0, ±inf, all-equal rows and rows of the reduction
+// seed, tails of 904, 8 and 1 lanes and none, keep_dims, two kept axes and
+// a rank-1 operand, in f32, f64, f16, bf16, i32, i64 and u8; and the same
+// of the in-order scan (a row of 31, an axis that is not the last).
 func TestE2EArgReduceLanes(t *testing.T) {
 	requireTools(t)
 	shapes := []argLaneShape{
 		{[]int64{10, 5000}, 1, false, 0},
 		{[]int64{10, 4097}, 1, true, 0},
 		{[]int64{2, 5, 8192}, 2, false, 0},
-		{[]int64{4100, 10}, 0, false, 0},
 		{[]int64{12300}, 0, true, 1},
 		{[]int64{9000}, 0, false, 2},
+		// Rows of at most 4096: 16 lanes.
+		{[]int64{10, 1000}, 1, false, 0},  // a tail of 8 lanes
+		{[]int64{2, 5, 4096}, 2, true, 0}, // no tail
+		{[]int64{10, 33}, 1, false, 0},    // two steps and a tail of 1
+		{[]int64{10, 32}, 1, false, 0},    // the shortest row in lanes
+		// The in-order scan: a row of 31, an axis that is not the last.
+		{[]int64{10, 31}, 1, false, 0},
+		{[]int64{4100, 10}, 0, false, 0},
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, elem := range []niro.ScalarType{niro.F32, niro.F64, niro.F16, niro.BF16, niro.I32, niro.I64, niro.U8} {

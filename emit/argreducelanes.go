@@ -9,27 +9,34 @@ import (
 	"github.com/niro-dev/niro/niro"
 )
 
-// argReduceLanes lowers an ArgReduce whose axis has a static extent n
-// longer than niro.ReduceLanes in two passes over the lanes of docs/ops.md
-// (position p = j·4096 + l of the axis in lane l), each of which the host
-// vectorizes 16 lanes at a time when the axis is the last one:
+// argReduceLanes lowers an ArgReduce over the last axis, of static extent
+// n, of an operand of rank at most 3 (argReduce picks it for n >=
+// argLanesMin) in two passes over lanes: position p = j·lanes + l of the
+// axis is in lane l (lanes is niro.ReduceLanes past it, as a long Reduce's
+// lanes, so that a GPU runs 4096 threads per row; argShortLanes below it).
+// Each pass is a lane-partials generic over the full steps and, when lanes
+// does not divide n, a second one step over the first n mod lanes lanes,
+// both tagged niro.lanevec, which the host's reduction schedule vectorizes
+// 16 lanes at a time (docs/toolchain.md, "The reduction schedule"), then a
+// fold of the lanes:
 //
-//  1. the extreme m of each row: lane partials of maximumf/minimumf
-//     (maxsi, minui, ... for integers) from the reduction seed, then their
-//     fold. m is NaN when the row holds a NaN, otherwise its largest
-//     (smallest) value, ±0 aside (maximumf(−0, +0) = +0);
-//  2. the index: lane partials of minsi (maxsi with SelectLast) over
-//     select(match(x[p], m), p, sentinel), from the sentinel n (−1), then
+//  1. the extreme m of each row: partials of maximumf/minimumf (maxsi,
+//     minui, ... for integers) from the reduction seed, then their fold. m
+//     is NaN when the row holds a NaN, otherwise its largest (smallest)
+//     value, ±0 aside (maximumf(−0, +0) = +0);
+//  2. the index: partials of minsi (maxsi with SelectLast) over
+//     select(match(x[p], m), p, sentinel) from the sentinel n (−1), then
 //     their fold, where match is x[p] == m (cmpf oeq: −0 matches +0) or
-//     both NaN.
+//     both NaN. With SelectLast on floats a NaN row still gives its first
+//     NaN: a NaN position's key is ^p (below every position, above the
+//     sentinel MinInt64), decoded after the fold.
 //
 // Both folds only pick a maximum or minimum, which does not depend on
 // the order, so the index is the in-order scan's (argReduce): the first
 // NaN when the row holds one, else the first (last) position whose value
 // compares equal to the row's extreme. Every value is copied or compared,
 // never computed (16-bit floats widen to f32 exactly).
-func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType, elem, acc string, accElem niro.ScalarType, start string, n int64) {
-	const lanes = niro.ReduceLanes
+func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType, elem, acc string, accElem niro.ScalarType, start string, n, lanes int64) {
 	res, x := op.Result, op.X
 	var kept []int
 	for i := range xt.Dims {
@@ -230,3 +237,11 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 			return r
 		})
 }
+
+// argLanesMin is the shortest axis ArgReduce lowers in lanes (shorter ones
+// keep the in-order scan) and argShortLanes the lane count of an axis of
+// at most niro.ReduceLanes.
+const (
+	argLanesMin   = 32
+	argShortLanes = 16
+)
