@@ -25,8 +25,9 @@ import (
 //     is NaN when the row holds a NaN, otherwise its largest (smallest)
 //     value, ±0 aside (maximumf(−0, +0) = +0);
 //  2. the index: partials of minsi (maxsi with SelectLast) over
-//     select(match(x[p], m), p, sentinel) from the sentinel n (−1), then
-//     their fold, where match is x[p] == m (cmpf oeq: −0 matches +0) or
+//     select(match(x[p], m), p, sentinel) from the sentinel n (−1), in
+//     i32 when n < 2³¹ (half the partials' bytes; widened at the end),
+//     then their fold, where match is x[p] == m (cmpf oeq: −0 matches +0) or
 //     both NaN. With SelectLast on floats a NaN row still gives its first
 //     NaN: a NaN position's key is ^p (below every position, above the
 //     sentinel MinInt64), decoded after the fold.
@@ -158,25 +159,30 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 	m := fe.tmp()
 	fold(m, mParts, acc, mInit, mType, keptExprs, combine)
 
-	// Pass 2: the first (last) position matching it.
+	// Pass 2: the first (last) position matching it, as an i32 when n
+	// fits (half the partials' bytes; widened to i64 at the end).
 	// With SelectLast the largest matching position wins, but a NaN row's
 	// first NaN: nanFirst gives NaN positions keys below every other
 	// (^p), the sentinel below those, and a last step decodes the key.
+	ie, iet, low := niro.I64, "i64", int64(math.MinInt64)
+	if n < math.MaxInt32 {
+		ie, iet, low = niro.I32, "i32", math.MinInt32
+	}
 	nanFirst := op.SelectLast && accElem.IsFloat()
-	pick, sentinel := "arith.minsi", fe.intConst(niro.I64, n)
+	pick, sentinel := "arith.minsi", fe.intConst(ie, n)
 	switch {
 	case nanFirst:
-		pick, sentinel = "arith.maxsi", fe.intConst(niro.I64, math.MinInt64)
+		pick, sentinel = "arith.maxsi", fe.intConst(ie, low)
 	case op.SelectLast:
-		pick, sentinel = "arith.maxsi", fe.intConst(niro.I64, -1)
+		pick, sentinel = "arith.maxsi", fe.intConst(ie, -1)
 	}
 	pickI := func(a, b string) string {
 		r := fe.tmp()
-		fe.line("%s = %s %s, %s : i64", r, pick, a, b)
+		fe.line("%s = %s %s, %s : %s", r, pick, a, b, iet)
 		return r
 	}
 	mIn := genericOperand{name: m, typ: mType, elem: acc, amap: affineMap(K+2, keptExprs)}
-	iParts := lanePass("i64", sentinel, []genericOperand{mIn}, func(e, p string, args []string) string {
+	iParts := lanePass(iet, sentinel, []genericOperand{mIn}, func(e, p string, args []string) string {
 		mv, best := args[0], args[1]
 		match := fe.tmp()
 		if accElem.IsFloat() {
@@ -190,17 +196,17 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 			fe.line("%s = arith.cmpi eq, %s, %s : %s", match, e, mv, acc)
 		}
 		pi, sel := fe.tmp(), fe.tmp()
-		fe.line("%s = arith.index_cast %s : index to i64", pi, p)
+		fe.line("%s = arith.index_cast %s : index to %s", pi, p, iet)
 		if nanFirst {
 			// A NaN row's key is ^p < 0, so that the largest key is the
 			// first NaN's.
 			np, mn, key := fe.tmp(), fe.tmp(), fe.tmp()
-			fe.line("%s = arith.xori %s, %s : i64", np, pi, fe.intConst(niro.I64, -1))
+			fe.line("%s = arith.xori %s, %s : %s", np, pi, fe.intConst(ie, -1), iet)
 			fe.line("%s = arith.cmpf uno, %s, %s : %s", mn, mv, mv, acc)
-			fe.line("%s = arith.select %s, %s, %s : i64", key, mn, np, pi)
+			fe.line("%s = arith.select %s, %s, %s : %s", key, mn, np, pi, iet)
 			pi = key
 		}
-		fe.line("%s = arith.select %s, %s, %s : i64", sel, match, pi, sentinel)
+		fe.line("%s = arith.select %s, %s, %s : %s", sel, match, pi, sentinel, iet)
 		return pickI(sel, best)
 	})
 	var outExprs []string
@@ -218,23 +224,33 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 		}
 	}
 	dyn := func(j int) string { return fe.dim(x, xt, dynSrc[j]) }
-	out := fe.fill(fe.empty(rt.Dims, "i64", dyn), fe.typ(res), "i64", sentinel, rt.Rank())
-	if !nanFirst {
-		fold(name(res), iParts, "i64", out, fe.typ(res), outExprs, pickI)
+	keysType := tensorTypeOf(rt.Dims, iet)
+	out := fe.fill(fe.empty(rt.Dims, iet, dyn), keysType, iet, sentinel, rt.Rank())
+	if !nanFirst && ie == niro.I64 {
+		fold(name(res), iParts, iet, out, fe.typ(res), outExprs, pickI)
 		return
 	}
 	keys := fe.tmp()
-	fold(keys, iParts, "i64", out, fe.typ(res), outExprs, pickI)
-	// The index: a key k >= 0 is the position, a negative one ^k.
+	fold(keys, iParts, iet, out, keysType, outExprs, pickI)
+	// The index: a key k >= 0 is the position, a negative one ^k; as i64.
 	fe.generic(name(res), parallel(rt.Rank()),
-		[]genericOperand{{name: keys, typ: fe.typ(res), elem: "i64", amap: identityMap(rt.Rank())}},
+		[]genericOperand{{name: keys, typ: keysType, elem: iet, amap: identityMap(rt.Rank())}},
 		genericOperand{name: fe.empty(rt.Dims, "i64", dyn), typ: fe.typ(res), elem: "i64", amap: identityMap(rt.Rank())},
 		"", func(args []string) string {
-			neg, inv, r := fe.tmp(), fe.tmp(), fe.tmp()
-			fe.line("%s = arith.cmpi slt, %s, %s : i64", neg, args[0], fe.intConst(niro.I64, 0))
-			fe.line("%s = arith.xori %s, %s : i64", inv, args[0], fe.intConst(niro.I64, -1))
-			fe.line("%s = arith.select %s, %s, %s : i64", r, neg, inv, args[0])
-			return r
+			k := args[0]
+			if nanFirst {
+				neg, inv, r := fe.tmp(), fe.tmp(), fe.tmp()
+				fe.line("%s = arith.cmpi slt, %s, %s : %s", neg, k, fe.intConst(ie, 0), iet)
+				fe.line("%s = arith.xori %s, %s : %s", inv, k, fe.intConst(ie, -1), iet)
+				fe.line("%s = arith.select %s, %s, %s : %s", r, neg, inv, k, iet)
+				k = r
+			}
+			if ie == niro.I32 {
+				w := fe.tmp()
+				fe.line("%s = arith.extsi %s : i32 to i64", w, k)
+				k = w
+			}
+			return k
 		})
 }
 
