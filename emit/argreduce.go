@@ -98,7 +98,7 @@ func (fe *funcEmitter) argReduce(op *niro.ArgReduce) {
 		if n <= lanes {
 			lanes = argShortLanes
 		}
-		fe.argReduceLanes(op, xt, rt, elem, acc, accElem, start, n, lanes)
+		fe.argReduceLanes(op, xt, rt, acc, accElem, start, n, lanes)
 		return
 	}
 	accType := tensorTypeOf(rt.Dims, acc)

@@ -37,7 +37,7 @@ import (
 // NaN when the row holds one, else the first (last) position whose value
 // compares equal to the row's extreme. Every value is copied or compared,
 // never computed (16-bit floats widen to f32 exactly).
-func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType, elem, acc string, accElem niro.ScalarType, start string, n, lanes int64) {
+func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType, acc string, accElem niro.ScalarType, start string, n, lanes int64) {
 	res, x := op.Result, op.X
 	var kept []int
 	for i := range xt.Dims {
@@ -65,10 +65,10 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 		}
 	}
 	iters := append(parallel(K+1), "reduction")
-	// lanePass folds positions j·4096 + l of every lane l into the partials
-	// (element type pelem, seeded with seed) by step(element, p as i64,
-	// extra ins' args, partial), over the full steps and then, when 4096
-	// does not divide n, one more step over the first n mod 4096 lanes.
+	// lanePass folds positions j·lanes + l of every lane l into the partials
+	// (element type pelem, seeded with seed) by step(element, p as an index,
+	// extra ins' args, partial), over the full steps and then, when lanes
+	// does not divide n, one more step over the first n mod lanes lanes.
 	lanePass := func(pelem, seed string, extra []genericOperand, step func(e, p string, args []string) string) string {
 		partType := tensorTypeOf(partDims, pelem)
 		partials := fe.fill(fe.empty(partDims, pelem, keptDim), partType, pelem, seed, K+1)
