@@ -57,7 +57,9 @@ func (fe *funcEmitter) genericMulti(dst string, iters []string, ins, outs []gene
 // lowest value for max) and its index (0), whose axis is a reduction
 // iterator. An element replaces the accumulators when it is strictly
 // better (or as good, with SelectLast), or when it is the first NaN.
-// 16-bit floats compare in f32.
+// 16-bit floats compare in f32. A static last axis of at least
+// argLanesMin elements (rank at most 3) takes the two lane passes of
+// argReduceLanes instead, which give the same index and vectorize.
 func (fe *funcEmitter) argReduce(op *niro.ArgReduce) {
 	res, x := op.Result, op.X
 	rt, xt, elem, ok := fe.rankedUnary(op, res, x)
@@ -88,6 +90,15 @@ func (fe *funcEmitter) argReduce(op *niro.ArgReduce) {
 	start, err := fe.reduceInit(rk, accElem)
 	if err != nil {
 		fe.opErrorf(op, "%s %s: %v", op.Name(), name(res), err)
+		return
+	}
+	if n := xt.Dims[op.Axis]; n >= argLanesMin && op.Axis == R-1 && R <= 3 {
+		// A row of the last axis: two vectorized passes over the lanes.
+		lanes := int64(niro.ReduceLanes)
+		if n <= lanes {
+			lanes = argShortLanes
+		}
+		fe.argReduceLanes(op, xt, rt, acc, accElem, start, n, lanes)
 		return
 	}
 	accType := tensorTypeOf(rt.Dims, acc)

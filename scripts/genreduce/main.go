@@ -8,9 +8,10 @@
 // its last axis, softmax_8x50257.onnx is Softmax along it (a
 // vocabulary-sized row) and argmax_8x50257.onnx ArgMax over it. Every row
 // is longer than the 4096 reduction lanes, so the Reduce ops take the
-// lane-folded form (docs/ops.md, "Reduce"; ArgMax is not a Reduce and
-// keeps its in-order scan). The reductions keep the reduced axis
-// (keepdims 1). All are opset 20.
+// lane-folded form (docs/ops.md, "Reduce") and ArgMax its two lane passes
+// (docs/ops.md, "argmax"). argmax_64x1000.onnx and argmax_8x4096.onnx are
+// ArgMax over shorter rows (16 lanes). The reductions keep the reduced
+// axis (keepdims 1). All are opset 20.
 package main
 
 import (
@@ -69,4 +70,8 @@ func main() {
 	am := op("ArgMax", "x")
 	am.Attribute = []*onnxpb.AttributeProto{{Name: proto.String("axis"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(-1)}}
 	write("argmax_8x50257", []int64{8, 50257}, []int64{8, 1}, int32(onnxpb.TensorProto_INT64), am)
+	// Rows of at most 4096 (16 lanes): a classifier's 1000 classes, and
+	// the longest such row.
+	write("argmax_64x1000", []int64{64, 1000}, []int64{64, 1}, int32(onnxpb.TensorProto_INT64), am)
+	write("argmax_8x4096", []int64{8, 4096}, []int64{8, 1}, int32(onnxpb.TensorProto_INT64), am)
 }
