@@ -284,7 +284,7 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 			},
 			genericOperand{name: filled, typ: nhwcTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-			convTag("niro.conv2d", M), func(args []string) string {
+			fe.convTagFor(op, convTag("niro.conv2d", M)), func(args []string) string {
 				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 				p, s := fe.tmp(), fe.tmp()
 				fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
