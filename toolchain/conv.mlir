@@ -337,13 +337,29 @@ module attributes {transform.with_named_sequence} {
   // block and every tagged producer (and the convolution's fill) is fused
   // into its innermost tile loop, so the accumulator block is finished
   // where it is computed.
-  transform.named_sequence @conv_epi_fuse(%loop: !transform.op<"scf.for"> {transform.readonly}) {
+  transform.named_sequence @conv_epi_fuse_once(%loop: !transform.op<"scf.for"> {transform.readonly}) {
     %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
     %p = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %f : (!transform.any_op) -> !transform.any_op
     // Fuses, in turn, each op of %p that has a use inside the loop; the
     // ops of other roots (no use inside) end it with a silenceable failure.
     %fused, %new = transform.structured.fuse_into_containing_op %p into %loop
       : (!transform.any_op, !transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  // A value of the region read by two of its ops (HardSwish's x) is
+  // fused for the first use only while the other still reads the
+  // original (fuse_into_containing_op takes the producers in the handle's
+  // order, not consumers first): so the fusion runs three times, and CSE
+  // merges the identical tiles it leaves (the originals are then dead).
+  transform.named_sequence @conv_epi_fuse(%loop: !transform.op<"scf.for"> {transform.readonly}) {
+    %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.apply_dce to %f : !transform.any_op
     transform.yield
   }
   // A convolution whose epilogue is fused is fused into the root's loop
