@@ -19,7 +19,7 @@ type epiCase struct {
 	conv convCase
 	// body is the program after the convolution %5: it reads %5 and the
 	// parameters %2 (a C×1×1 tensor), %3 (C×1×1) and %4 (the residual,
-	// the result's shape), and returns %9.
+	// the result's shape), and returns %9; empty: %5 is returned.
 	body string
 	// ref applies the epilogue to one element: y the convolution's result
 	// (bias included), p2, p3 the parameters of its channel, r the
@@ -84,18 +84,29 @@ func (c epiCase) program() string {
 	xt, wt := dimsText(c.conv.x, "f32"), dimsText(c.conv.w, "f32")
 	bt := fmt.Sprintf("tensor<%dxf32>", out[1])
 	pt := fmt.Sprintf("tensor<%sx1x1xf32>", ch)
+	ret := "%9"
+	if c.body == "" {
+		ret = "%5" // the bias alone
+	}
 	body := strings.ReplaceAll(strings.ReplaceAll(c.body, "Cx1x1", ch+"x1x1"), "RES", res)
 	return fmt.Sprintf(`func @epi(%s, %s, %s, %s, %s, tensor<%s>) -> (tensor<%s>) {
 ^bb0(%%0: %s, %%1: %s, %%15: %s, %%2: %s, %%3: %s, %%4: tensor<%s>):
   %%5 = conv %%0, %%1, %%15 {dilations = %s, group = 1, pads = %s, strides = %s} : (%s, %s, %s) -> tensor<%s>
-%s  return %%9 : tensor<%s>
+%s  return %s : tensor<%s>
 }`, xt, wt, bt, pt, pt, res, res,
 		xt, wt, bt, pt, pt, res,
 		intsText(c.conv.dilations), intsText(c.conv.pads), intsText(c.conv.strides), xt, wt, bt, res,
-		body, res)
+		body, ret, res)
 }
 
+func epiBiasRef(y, _, _, _ float32) float32 { return y }
+
 var epiCases = []epiCase{
+	// The bias alone: the convolution's own epilogue generic is the root.
+	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}},
+	{name: "rows_bias_2x2", conv: convCase{x: []int64{1, 8, 9, 17}, w: []int64{16, 8, 2, 2}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true},
 	// Channels-last form (OW = 10: a column remainder of 2; M = 40: a
 	// channel remainder of 8), NCHW result.
 	{name: "nhwc_bn_relu", conv: convCase{x: []int64{1, 16, 9, 10}, w: []int64{40, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},

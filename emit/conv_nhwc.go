@@ -399,7 +399,10 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	bias := func() genericOperand {
 		return genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})}
 	}
-	if !isHalf(xt.Elem) {
+	// A fused epilogue (conv_epilogue.go) writes a result of its own: the
+	// schedule fuses the convolution into the tile loop through the
+	// epilogue's input, which a tiled destination is not.
+	if !isHalf(xt.Elem) && !fe.epiConv[op.Result.ID] {
 		// y = sum + b, written over sum.
 		fe.generic(name(res), parallel(4), []genericOperand{bias()},
 			genericOperand{name: sum, typ: accTyp, elem: acc, amap: identityMap(4)},
