@@ -91,17 +91,29 @@ func (c epiCase) program() string {
 	body := strings.ReplaceAll(strings.ReplaceAll(c.body, "Cx1x1", ch+"x1x1"), "RES", res)
 	return fmt.Sprintf(`func @epi(%s, %s, %s, %s, %s, tensor<%s>) -> (tensor<%s>) {
 ^bb0(%%0: %s, %%1: %s, %%15: %s, %%2: %s, %%3: %s, %%4: tensor<%s>):
-  %%5 = conv %%0, %%1, %%15 {dilations = %s, group = 1, pads = %s, strides = %s} : (%s, %s, %s) -> tensor<%s>
+  %%5 = conv %%0, %%1, %%15 {dilations = %s, group = %d, pads = %s, strides = %s} : (%s, %s, %s) -> tensor<%s>
 %s  return %s : tensor<%s>
 }`, xt, wt, bt, pt, pt, res, res,
 		xt, wt, bt, pt, pt, res,
-		intsText(c.conv.dilations), intsText(c.conv.pads), intsText(c.conv.strides), xt, wt, bt, res,
+		intsText(c.conv.dilations), c.conv.groups, intsText(c.conv.pads), intsText(c.conv.strides), xt, wt, bt, res,
 		body, ret, res)
 }
 
 func epiBiasRef(y, _, _, _ float32) float32 { return y }
 
+// Relu6 (Clip to [0, 6]).
+const epiRelu6 = `  %8 = const 0x00000000 : tensor<f32>
+  %6 = max %5, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %7 = const 0x0000C040 : tensor<f32>
+  %9 = min %6, %7 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+`
+
+func epiRelu6Ref(y, _, _, _ float32) float32 { return min(max(y, 0), 6) }
+
 var epiCases = []epiCase{
+	// Depthwise (48 channels: a remainder of 16; OW = 14: of 6).
+	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
 	// The bias alone: the convolution's own epilogue generic is the root.
 	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		ref: epiBiasRef, ops: []string{"arith.addf"}},

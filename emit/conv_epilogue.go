@@ -6,8 +6,8 @@ import "github.com/niro-dev/niro/niro"
 // ops that follow a 2-D convolution (its bias, a BatchNormalization's
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
-// for each convolution the schedule blocks (the channels-last form and the
-// row form, not the 1×1 product), the region of element-wise ops it can
+// for each convolution the schedule blocks (the channels-last form, the
+// depthwise one and the row form, not the 1×1 product), the region of element-wise ops it can
 // finish in the block, and tags their generics for the convolution
 // schedule (toolchain/conv.mlir, @conv_epi_tiles):
 //
@@ -26,7 +26,7 @@ import "github.com/niro-dev/niro/niro"
 //     64-bit accumulator), the region's other generics (the convolution's
 //     own bias generic among them) niro.conv_epi, and the convolution's
 //     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e) instead of
-//     niro.conv2d (niro.conv2d_rows).
+//     niro.conv2d (niro.conv2d_rows); a depthwise one niro.dwconv2d_e.
 //
 // The schedule tiles the root with the convolution's block and fuses the
 // tagged generics, the convolution and its fill into the tile loop; the
@@ -145,15 +145,29 @@ func (fe *funcEmitter) planConvEpilogues() {
 // epilogueForm returns the scheduled form of a 2-D convolution whose
 // epilogue can be fused ("nhwc", "nchw" or "rows"), or false: the dispatch
 // of conv, restricted to the one-group channels-last form that is not a
-// 1×1 product and to the row form.
+// 1×1 product, the depthwise one and the row form.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
-	if !conv2DStatic(op) || op.Groups != 1 {
+	if !conv2DStatic(op) {
 		return "", false
 	}
 	rt, _ := rankedTensor(op.Result)
+	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	if M < 2 || M%16 == 1 || KH == 1 && KW == 1 {
+	if M < 2 || M%16 == 1 {
+		return "", false
+	}
+	if op.Groups != 1 {
+		// Depthwise (depthwiseNHWC): the channels-last block.
+		if op.Groups != xt.Dims[1] || M != op.Groups {
+			return "", false
+		}
+		if fe.channelsLast(op.Result) {
+			return "nhwc", true
+		}
+		return "nchw", true
+	}
+	if KH == 1 && KW == 1 || xt.Elem == niro.BF16 && KH == 1 && KW == 1 {
 		return "", false
 	}
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)

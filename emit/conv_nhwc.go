@@ -486,7 +486,7 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 			{name: wT, typ: wtTyp, elem: elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
-		convTag("niro.dwconv2d", C), func(args []string) string {
+		fe.convTagFor(op, convTag("niro.dwconv2d", C)), func(args []string) string {
 			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 			p, s := fe.tmp(), fe.tmp()
 			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)

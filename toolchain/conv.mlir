@@ -454,7 +454,9 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %rconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows_e} in %root
       : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %convs, %rconvs : !transform.any_op
+    %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %convs, %rconvs, %dconvs : !transform.any_op
     transform.foreach %all : !transform.any_op {
     ^bb0(%c: !transform.any_op):
       transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
@@ -504,6 +506,12 @@ module attributes {transform.with_named_sequence} {
     transform.foreach_match restrict_root in %convs
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
+    %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %dconvs
+        @conv_match_dw_f32 -> @conv_mark_dw32,
+        @conv_match_dw_f64 -> @conv_mark_dw16
       : (!transform.any_op) -> !transform.any_op
     %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %root : (!transform.any_op) -> !transform.any_op
     %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
