@@ -33,6 +33,13 @@
 // along the output row; see @conv_rows_fold and @conv_finish_rows for the
 // two places where it departs from the sequence above.
 //
+// Before step 1, the epilogue (@conv_epi_tiles): emit tags the
+// element-wise ops after a convolution (emit/conv_epilogue.go); their root
+// is tiled with the convolution's block, the convolution, its fill and the
+// ops are fused into that tile loop, and the fused convolution tiles take
+// steps 3 to 6 as blocks (@conv_epi_blocks), so the epilogue runs on the
+// block's accumulator before its store.
+//
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
 // each product and each sum rounded on its own. The result has the bits of
