@@ -88,7 +88,8 @@ func (c epiCase) program() string {
 	if c.body == "" {
 		ret = "%5" // the bias alone
 	}
-	body := strings.ReplaceAll(strings.ReplaceAll(c.body, "Cx1x1", ch+"x1x1"), "RES", res)
+	body := strings.ReplaceAll(c.body, "RESI1", strings.TrimSuffix(res, "f32")+"i1")
+	body = strings.ReplaceAll(strings.ReplaceAll(body, "Cx1x1", ch+"x1x1"), "RES", res)
 	return fmt.Sprintf(`func @epi(%s, %s, %s, %s, %s, tensor<%s>) -> (tensor<%s>) {
 ^bb0(%%0: %s, %%1: %s, %%15: %s, %%2: %s, %%3: %s, %%4: tensor<%s>):
   %%5 = conv %%0, %%1, %%15 {dilations = %s, group = %d, pads = %s, strides = %s} : (%s, %s, %s) -> tensor<%s>
@@ -110,7 +111,24 @@ const epiRelu6 = `  %8 = const 0x00000000 : tensor<f32>
 
 func epiRelu6Ref(y, _, _, _ float32) float32 { return min(max(y, 0), 6) }
 
+// LeakyRelu as the importer writes it: select(x < 0, x·α, x), α = 0.1.
+const epiLeakyRelu = `  %8 = const 0x00000000 : tensor<f32>
+  %6 = cmp_lt %5, %8 : (tensor<RES>, tensor<f32>) -> tensor<RESI1>
+  %10 = const 0xCDCCCC3D : tensor<f32>
+  %7 = mul %5, %10 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %9 = select %6, %7, %5 : (tensor<RESI1>, tensor<RES>, tensor<RES>) -> tensor<RES>
+`
+
+func epiLeakyReluRef(y, _, _, _ float32) float32 {
+	if y < 0 {
+		return float32(y * math.Float32frombits(0x3DCCCCCD))
+	}
+	return y
+}
+
 var epiCases = []epiCase{
+	{name: "nhwc_leakyrelu", conv: convCase{x: []int64{1, 8, 10, 10}, w: []int64{32, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiLeakyRelu, ref: epiLeakyReluRef, ops: []string{"arith.cmpf"}}, // (the gathers of X select too)
 	// Depthwise (48 channels: a remainder of 16; OW = 14: of 6).
 	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
