@@ -1,14 +1,18 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/toolchain"
 )
 
 // epiCase is a convolution followed by element-wise ops whose generics
@@ -256,6 +260,71 @@ func TestConvEpilogueFused(t *testing.T) {
 			got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
 				tf32(pd, p2), tf32(pd, p3), tf32(out, r))
 			checkF32(t, got[0], want)
+		})
+	}
+}
+
+// TestConvEpilogueUnfused checks the schedule's fallback: a convolution
+// tagged for a fused epilogue whose root is not there to tile (the tag
+// removed from the emitted text, as if the fusion had not taken it) is
+// blocked and vectorized like an untagged one, not left a loop nest.
+func TestConvEpilogueUnfused(t *testing.T) {
+	requireTools(t)
+	for _, c := range epiCases {
+		if c.name != "nhwc_bn_relu" && c.name != "rows_bn_relu" && c.name != "depthwise_relu6" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".niro")
+			if err := os.WriteFile(path, []byte(c.program()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
+			if src == out.MLIR {
+				t.Fatalf("no epilogue root in\n%s", out.MLIR)
+			}
+			p, err := lookupPipeline("host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := -1
+			for i, s := range p.Steps {
+				if s.Schedule == "conv" {
+					cut = i
+				}
+			}
+			p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
+			env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+			tc, err := env.findTools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.Progress = nil
+			ir, err := tc.Lower(context.Background(), src, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tag := range []string{"niro.conv2d_e", "niro.conv2d_rows_e", "niro.dwconv2d_e"} {
+				if strings.Contains(ir, tag) {
+					t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
+				}
+			}
+			// Register blocks: no vector wider than a block (8 × 32 or
+			// 16 × 16 elements), as a whole convolution vectorized at once
+			// would give.
+			muls := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<([\dx]+)xf(?:32|64)>`).FindAllStringSubmatch(ir, -1)
+			if len(muls) == 0 {
+				t.Errorf("no vector multiply after the schedule:\n%s", ir)
+			}
+			for _, m := range muls {
+				if n := tensorElems(m[1]); n > 256 {
+					t.Errorf("a vector multiply of %d elements (vector<%s>) after the schedule", n, m[1])
+				}
+			}
 		})
 	}
 }

@@ -538,13 +538,30 @@ module attributes {transform.with_named_sequence} {
     }
     transform.yield
   }
-  // An epilogue tile inside a loop: all parallel, static.
+  // An epilogue tile: all parallel, static, no larger than a block's
+  // tile (1 × 1 × 8 × 32 channels-last, 1 × 32 × 1 × 8 NCHW, 1 × 16 × 1 × 16
+  // row form), so that an epilogue op the fusion did not take is left to
+  // linalg-fuse-elementwise-ops, not vectorized whole.
   transform.named_sequence @conv_match_epi_vec(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
     transform.match.structured %op : !transform.any_op {
     ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
       transform.match.structured.dim %s[all] {parallel} : !transform.any_op
       transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c32 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c8 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c32 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
@@ -555,8 +572,287 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // A convolution tagged for a fused epilogue that the fusion did not
+  // take (larger than one block: an extent above the block's along oh, ow
+  // or the channels) is blocked as an untagged one would be.
+  transform.named_sequence @conv_match_big32_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig32_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big32_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig32_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big32_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig32_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big64_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig64_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big64_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig64_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big64_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig64_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_epi_unfused(%root: !transform.any_op {transform.readonly}) {
+    %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %convs
+        @conv_match_big32_1 -> @conv_mark32, @conv_match_big32_2 -> @conv_mark32, @conv_match_big32_3 -> @conv_mark32,
+        @conv_match_big64_1 -> @conv_mark16, @conv_match_big64_2 -> @conv_mark16, @conv_match_big64_3 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
+    %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %dconvs
+        @conv_match_dwbig32_1 -> @conv_mark_dw32, @conv_match_dwbig32_2 -> @conv_mark_dw32, @conv_match_dwbig32_3 -> @conv_mark_dw32,
+        @conv_match_dwbig64_1 -> @conv_mark_dw16, @conv_match_dwbig64_2 -> @conv_mark_dw16, @conv_match_dwbig64_3 -> @conv_mark_dw16
+      : (!transform.any_op) -> !transform.any_op
+    // A row-form one left 7-D (a fused one was tiled again and folded).
+    %rconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %rconvs
+        @conv_match_f32 -> @conv_mark_rows32,
+        @conv_match_f64 -> @conv_mark_rows16
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+
   transform.named_sequence @niro_conv(%root: !transform.any_op {transform.readonly}) {
     transform.include @conv_epi_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.include @conv_epi_unfused failures(propagate) (%root) : (!transform.any_op) -> ()
     %tagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %tagged
