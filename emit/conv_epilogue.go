@@ -7,9 +7,9 @@ import "github.com/niro-dev/niro/niro"
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
 // for each convolution the schedule blocks (the channels-last form, the
-// depthwise one and the row form, not the 1×1 product), the region of element-wise ops it can
-// finish in the block, and tags their generics for the convolution
-// schedule (toolchain/conv.mlir, @conv_epi_tiles):
+// depthwise one and the row form, not the 1×1 product), the region of
+// element-wise ops it can finish in the block, and tags their generics for
+// the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
 //
 //   - the region grows from the convolution's result through the
 //     element-wise ops (Binary, Unary, Compare, Select) that read a value
@@ -21,12 +21,13 @@ import "github.com/niro-dev/niro/niro"
 //     select(x < 0, x·α, x) are inside, and a residual Add is inside with
 //     its other operand read as an input;
 //   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
-//     channels-last result, nchw: an NCHW result of the channels-last
-//     form, rows: the row form; bits 32 or 16, the block of a 32- or
-//     64-bit accumulator), the region's other generics (the convolution's
-//     own bias generic among them) niro.conv_epi, and the convolution's
-//     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e) instead of
-//     niro.conv2d (niro.conv2d_rows); a depthwise one niro.dwconv2d_e.
+//     channels-last result, nchw: an NCHW result of the channels-last or
+//     depthwise form, rows: the row form; bits 32 or 16, the block of a
+//     32- or 64-bit accumulator), the region's other generics (the
+//     convolution's own bias generic among them) niro.conv_epi, and the
+//     convolution's generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,
+//     niro.dwconv2d_e) instead of niro.conv2d (niro.conv2d_rows,
+//     niro.dwconv2d).
 //
 // The schedule tiles the root with the convolution's block and fuses the
 // tagged generics, the convolution and its fill into the tile loop; the
