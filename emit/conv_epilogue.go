@@ -168,7 +168,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		}
 		return "nchw", true
 	}
-	if KH == 1 && KW == 1 || xt.Elem == niro.BF16 && KH == 1 && KW == 1 {
+	if KH == 1 && KW == 1 { // a matrix product (or conv_general.go for bf16)
 		return "", false
 	}
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
