@@ -339,8 +339,8 @@ module attributes {transform.with_named_sequence} {
   // tags the last element-wise generic after a convolution (the bias, a
   // BatchNormalization's arithmetic, an activation, a residual Add) with
   // niro.epi_<form><bits>, the generics between it and the convolution
-  // with niro.conv_epi, and the convolution itself niro.conv2d_e or
-  // niro.conv2d_rows_e. The root is tiled with the convolution's register
+  // with niro.conv_epi, and the convolution itself niro.conv2d_e,
+  // niro.dwconv2d_e or niro.conv2d_rows_e. The root is tiled with the convolution's register
   // block and every tagged producer (and the convolution's fill) is fused
   // into its innermost tile loop, so the accumulator block is finished
   // where it is computed.
