@@ -155,6 +155,11 @@ var epiCases = []epiCase{
 	// A stride-2 channels-last convolution and a residual Add.
 	{name: "nhwc_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	// Two images.
+	{name: "nhwc_batch2_residual", conv: convCase{x: []int64{2, 8, 6, 9}, w: []int64{16, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	{name: "rows_batch2_bn_relu", conv: convCase{x: []int64{2, 4, 5, 16}, w: []int64{8, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
 	{name: "rows_residual", conv: convCase{x: []int64{1, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
 }
