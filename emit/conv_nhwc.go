@@ -284,7 +284,7 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 			},
 			genericOperand{name: filled, typ: nhwcTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-			convTag("niro.conv2d", M), func(args []string) string {
+			fe.convTagFor(op, convTag("niro.conv2d", M)), func(args []string) string {
 				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 				p, s := fe.tmp(), fe.tmp()
 				fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
@@ -399,7 +399,10 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	bias := func() genericOperand {
 		return genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})}
 	}
-	if !isHalf(xt.Elem) {
+	// A fused epilogue (conv_epilogue.go) writes a result of its own: the
+	// schedule fuses the convolution into the tile loop through the
+	// epilogue's input, which a tiled destination is not.
+	if !isHalf(xt.Elem) && !fe.epiConv[op.Result.ID] {
 		// y = sum + b, written over sum.
 		fe.generic(name(res), parallel(4), []genericOperand{bias()},
 			genericOperand{name: sum, typ: accTyp, elem: acc, amap: identityMap(4)},
@@ -483,7 +486,7 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 			{name: wT, typ: wtTyp, elem: elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
-		convTag("niro.dwconv2d", C), func(args []string) string {
+		fe.convTagFor(op, convTag("niro.dwconv2d", C)), func(args []string) string {
 			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 			p, s := fe.tmp(), fe.tmp()
 			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)

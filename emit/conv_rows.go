@@ -94,7 +94,7 @@ func (fe *funcEmitter) conv2dRows(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 			{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(1)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-		"niro.conv2d_rows", func(args []string) string {
+		fe.convTagFor(op, "niro.conv2d_rows"), func(args []string) string {
 			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 			p, s := fe.tmp(), fe.tmp()
 			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)

@@ -20,6 +20,7 @@ const weightsArg = "%weights"
 func (fe *funcEmitter) function(w *bufio.Writer) error {
 	f := fe.f
 	fe.planLayout()
+	fe.planConvEpilogues()
 	entry := f.Entry()
 	var params, prologue []string
 	var unpacks []func()

@@ -61,6 +61,12 @@ func (fe *funcEmitter) generic(dst string, iters []string, ins []genericOperand,
 	w = append(w, " : "...)
 	w = append(w, out.typ...)
 	w = append(w, ')')
+	if a, ok := fe.epiAttrs[dst]; ok {
+		if attrs != "" {
+			attrs += ", "
+		}
+		attrs += a
+	}
 	if attrs != "" {
 		w = append(w, " attrs = {"...)
 		w = append(w, attrs...)

@@ -33,6 +33,13 @@
 // along the output row; see @conv_rows_fold and @conv_finish_rows for the
 // two places where it departs from the sequence above.
 //
+// Before step 1, the epilogue (@conv_epi_tiles): emit tags the
+// element-wise ops after a convolution (emit/conv_epilogue.go); their root
+// is tiled with the convolution's block, the convolution, its fill and the
+// ops are fused into that tile loop, and the fused convolution tiles take
+// steps 3 to 6 as blocks (@conv_epi_blocks), so the epilogue runs on the
+// block's accumulator before its store.
+//
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
 // each product and each sum rounded on its own. The result has the bits of
@@ -327,7 +334,525 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+
+  // The epilogue (docs/toolchain.md, "The convolution schedule"): emit
+  // tags the last element-wise generic after a convolution (the bias, a
+  // BatchNormalization's arithmetic, an activation, a residual Add) with
+  // niro.epi_<form><bits>, the generics between it and the convolution
+  // with niro.conv_epi, and the convolution itself niro.conv2d_e,
+  // niro.dwconv2d_e or niro.conv2d_rows_e. The root is tiled with the convolution's register
+  // block and every tagged producer (and the convolution's fill) is fused
+  // into its innermost tile loop, so the accumulator block is finished
+  // where it is computed.
+  transform.named_sequence @conv_epi_fuse_once(%loop: !transform.op<"scf.for"> {transform.readonly}) {
+    %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    %p = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %f : (!transform.any_op) -> !transform.any_op
+    // Fuses, in turn, each op of %p that has a use inside the loop; the
+    // ops of other roots (no use inside) end it with a silenceable failure.
+    %fused, %new = transform.structured.fuse_into_containing_op %p into %loop
+      : (!transform.any_op, !transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  // A value of the region read by two of its ops (HardSwish's x) is
+  // fused for the first use only while the other still reads the
+  // original (fuse_into_containing_op takes the producers in the handle's
+  // order, not consumers first): so the fusion runs three times, and CSE
+  // merges the identical tiles it leaves (the originals are then dead).
+  transform.named_sequence @conv_epi_fuse(%loop: !transform.op<"scf.for"> {transform.readonly}) {
+    %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.apply_dce to %f : !transform.any_op
+    transform.yield
+  }
+  // A convolution whose epilogue is fused is fused into the root's loop
+  // with its fill.
+  transform.named_sequence @conv_epi_fill(%conv: !transform.any_op {transform.readonly}) {
+    %fill = transform.get_producer_of_operand %conv[2] : (!transform.any_op) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %fill "niro.conv_epi" = %u : !transform.any_op, !transform.any_param
+    transform.annotate %conv "niro.conv_epi" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  // A channels-last root (loops n, oh, ow, m): the block of @conv_tile32.
+  transform.named_sequence @conv_epi_nhwc32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 32]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_nhwc16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // An NCHW root of a channels-last convolution (loops n, m, oh, ow): the
+  // same block, the loops nested n, oh, ow, m.
+  transform.named_sequence @conv_epi_nchw32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 32, 1, 8] interchange = [0, 2, 3, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_nchw16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 8] interchange = [0, 2, 3, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // A row-form root (loops n, m, oh, ow): the block of @conv_tile_rows32.
+  // The fused convolution tile is tiled once more by its own size, so that
+  // its unit loops are folded (@conv_rows_fold) on loops that hold only it:
+  // on the root's loops, which hold the epilogue too, the folding does not
+  // terminate in MLIR 22.
+  transform.named_sequence @conv_rows_retile32(%c: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %lm, %low = transform.structured.tile_using_for %c tile_sizes [1, 16, 1, 16, 0, 0, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_rows_fold failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_rows_retile16(%c: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %lm, %low = transform.structured.tile_using_for %c tile_sizes [1, 16, 1, 8, 0, 0, 0] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_rows_fold failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_rows32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %lm, %low = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 16] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    %cs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows_e} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.foreach %cs : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.include @conv_rows_retile32 failures(propagate) (%c) : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_rows16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %lm, %low = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 8] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    %cs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows_e} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.foreach %cs : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.include @conv_rows_retile16 failures(propagate) (%c) : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
+    %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %rconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %convs, %rconvs, %dconvs : !transform.any_op
+    transform.foreach %all : !transform.any_op {
+    ^bb0(%c: !transform.any_op):
+      transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
+    }
+    %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %n32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_nhwc32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %n16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %n16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_nhwc16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %c32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %c32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_nchw32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %c16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %c16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_nchw16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %r32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_rows32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %r16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %r16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_rows16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
+  // After canonicalization: the fused channels-last convolution tiles are
+  // static blocks (marked as @conv_tile32's are), and every epilogue tile
+  // is vectorized.
+  transform.named_sequence @conv_vec_one(%op: !transform.any_op {transform.consumed}) {
+    transform.structured.vectorize %op : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_blocks(%root: !transform.any_op {transform.readonly}) {
+    %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %convs
+        @conv_match_f32 -> @conv_mark32,
+        @conv_match_f64 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
+    %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %dconvs
+        @conv_match_dw_f32 -> @conv_mark_dw32,
+        @conv_match_dw_f64 -> @conv_mark_dw16
+      : (!transform.any_op) -> !transform.any_op
+    %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %root : (!transform.any_op) -> !transform.any_op
+    %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    %n16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc16} in %root : (!transform.any_op) -> !transform.any_op
+    %c32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw32} in %root : (!transform.any_op) -> !transform.any_op
+    %c16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw16} in %root : (!transform.any_op) -> !transform.any_op
+    %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows32} in %root : (!transform.any_op) -> !transform.any_op
+    %r16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows16} in %root : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16 : !transform.any_op
+    transform.foreach_match restrict_root in %all
+        @conv_match_epi_vec -> @conv_mark_epi_vec
+      : (!transform.any_op) -> !transform.any_op
+    %v = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_vec} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %v : !transform.any_op {
+    ^bb0(%g: !transform.any_op):
+      transform.include @conv_vec_one failures(suppress) (%g) : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
+  // An epilogue tile: all parallel, static, no larger than a block's
+  // tile (1 × 1 × 8 × 32 channels-last, 1 × 32 × 1 × 8 NCHW, 1 × 16 × 1 × 16
+  // row form), so that an epilogue op the fusion did not take is left to
+  // linalg-fuse-elementwise-ops, not vectorized whole.
+  transform.named_sequence @conv_match_epi_vec(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c32 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c8 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_epi_vec(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.epi_vec" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+
+  // A convolution tagged for a fused epilogue that the fusion did not
+  // take (larger than one block: an extent above the block's along oh, ow
+  // or the channels) is blocked as an untagged one would be.
+  transform.named_sequence @conv_match_big32_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig32_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big32_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig32_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big32_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig32_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big64_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig64_1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big64_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig64_2(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_big64_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5, 6] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_dwbig64_3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %r = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %r : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[4, 5] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %b = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %b : !transform.param<i64>
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %l = transform.param.constant 16 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi gt %d, %l : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_epi_unfused(%root: !transform.any_op {transform.readonly}) {
+    %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %convs
+        @conv_match_big32_1 -> @conv_mark32, @conv_match_big32_2 -> @conv_mark32, @conv_match_big32_3 -> @conv_mark32,
+        @conv_match_big64_1 -> @conv_mark16, @conv_match_big64_2 -> @conv_mark16, @conv_match_big64_3 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
+    %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %dconvs
+        @conv_match_dwbig32_1 -> @conv_mark_dw32, @conv_match_dwbig32_2 -> @conv_mark_dw32, @conv_match_dwbig32_3 -> @conv_mark_dw32,
+        @conv_match_dwbig64_1 -> @conv_mark_dw16, @conv_match_dwbig64_2 -> @conv_mark_dw16, @conv_match_dwbig64_3 -> @conv_mark_dw16
+      : (!transform.any_op) -> !transform.any_op
+    // A row-form one left 7-D (a fused one was tiled again and folded).
+    %rconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %rconvs
+        @conv_match_f32 -> @conv_mark_rows32,
+        @conv_match_f64 -> @conv_mark_rows16
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+
   transform.named_sequence @niro_conv(%root: !transform.any_op {transform.readonly}) {
+    transform.include @conv_epi_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.include @conv_epi_unfused failures(propagate) (%root) : (!transform.any_op) -> ()
     %tagged = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %tagged
@@ -371,6 +896,7 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+    transform.include @conv_epi_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
     %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     %b16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root

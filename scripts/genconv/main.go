@@ -9,7 +9,8 @@
 // DIR/matmul.onnx: MatMul 3136×576 by 576×64 (the 3×3 convolution's work
 // as a matrix product). Weights are initializers, uniform in ±√(3/fan_in);
 // the input x (and the MatMul's b) is a graph input. The convolutions
-// of general.go (1-D, grouped, 3-D) are written beside them.
+// of general.go (1-D, grouped, 3-D) and the convolutions with an epilogue
+// of epilogue.go are written beside them.
 package main
 
 import (
@@ -67,6 +68,7 @@ func main() {
 		Output: []*onnxpb.ValueInfoProto{value("y", []int64{3136, 64})}}
 	write(filepath.Join(*out, "matmul.onnx"), mm)
 	writeGeneral(*out, r)
+	writeEpilogue(*out, r)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {

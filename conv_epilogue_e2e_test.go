@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/toolchain"
+)
+
+// epiCase is a convolution followed by element-wise ops whose generics
+// the convolution schedule fuses into the convolution's tile loop
+// (emit/conv_epilogue.go, toolchain/conv.mlir @conv_epi_tiles).
+type epiCase struct {
+	name string
+	conv convCase
+	// body is the program after the convolution %5: it reads %5 and the
+	// parameters %2 (a C×1×1 tensor), %3 (C×1×1) and %4 (the residual,
+	// the result's shape), and returns %9; empty: %5 is returned.
+	body string
+	// ref applies the epilogue to one element: y the convolution's result
+	// (bias included), p2, p3 the parameters of its channel, r the
+	// residual element.
+	ref func(y, p2, p3, r float32) float32
+	// ops are the epilogue's arithmetic, which must all sit in the tile
+	// loop on vectors and in no generic outside a loop.
+	ops []string
+	// rows: the convolution takes the row form.
+	rows bool
+}
+
+const epiBN = `  %6 = sub %5, %2 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %7 = mul %6, %3 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %10 = div %7, %3 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %11 = add %10, %2 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %8 = const 0x00000000 : tensor<f32>
+  %9 = max %11, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+`
+
+func epiBNRef(y, p2, p3, _ float32) float32 {
+	v := float32(y - p2)
+	v = float32(v * p3)
+	v = float32(v / p3)
+	v = float32(v + p2)
+	return max(v, 0)
+}
+
+// HardSwish as the importer writes it: x · min(max(x/6 + 1/2, 0), 1)
+// (constants in little-endian bytes).
+const epiHardSwish = `  %6 = const 0xABAA2A3E : tensor<f32>
+  %7 = mul %5, %6 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %8 = const 0x0000003F : tensor<f32>
+  %10 = add %7, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %11 = const 0x00000000 : tensor<f32>
+  %12 = max %10, %11 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %13 = const 0x0000803F : tensor<f32>
+  %14 = min %12, %13 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %9 = mul %5, %14 : (tensor<RES>, tensor<RES>) -> tensor<RES>
+`
+
+func epiHardSwishRef(y, _, _, _ float32) float32 {
+	v := float32(y * math.Float32frombits(0x3E2AAAAB))
+	v = float32(v + 0.5)
+	v = min(max(v, 0), 1)
+	return float32(y * v)
+}
+
+// A residual Add, then Relu.
+const epiResidual = `  %6 = add %5, %4 : (tensor<RES>, tensor<RES>) -> tensor<RES>
+  %8 = const 0x00000000 : tensor<f32>
+  %9 = max %6, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+`
+
+func epiResidualRef(y, _, _, r float32) float32 { return max(float32(y+r), 0) }
+
+func (c epiCase) program() string {
+	out := c.conv.out()
+	res := dimsText(out, "f32")
+	res = strings.TrimSuffix(strings.TrimPrefix(res, "tensor<"), ">")
+	ch := fmt.Sprint(out[1])
+	xt, wt := dimsText(c.conv.x, "f32"), dimsText(c.conv.w, "f32")
+	bt := fmt.Sprintf("tensor<%dxf32>", out[1])
+	pt := fmt.Sprintf("tensor<%sx1x1xf32>", ch)
+	ret := "%9"
+	if c.body == "" {
+		ret = "%5" // the bias alone
+	}
+	body := strings.ReplaceAll(c.body, "RESI1", strings.TrimSuffix(res, "f32")+"i1")
+	body = strings.ReplaceAll(strings.ReplaceAll(body, "Cx1x1", ch+"x1x1"), "RES", res)
+	return fmt.Sprintf(`func @epi(%s, %s, %s, %s, %s, tensor<%s>) -> (tensor<%s>) {
+^bb0(%%0: %s, %%1: %s, %%15: %s, %%2: %s, %%3: %s, %%4: tensor<%s>):
+  %%5 = conv %%0, %%1, %%15 {dilations = %s, group = %d, pads = %s, strides = %s} : (%s, %s, %s) -> tensor<%s>
+%s  return %s : tensor<%s>
+}`, xt, wt, bt, pt, pt, res, res,
+		xt, wt, bt, pt, pt, res,
+		intsText(c.conv.dilations), c.conv.groups, intsText(c.conv.pads), intsText(c.conv.strides), xt, wt, bt, res,
+		body, ret, res)
+}
+
+func epiBiasRef(y, _, _, _ float32) float32 { return y }
+
+// Relu6 (Clip to [0, 6]).
+const epiRelu6 = `  %8 = const 0x00000000 : tensor<f32>
+  %6 = max %5, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %7 = const 0x0000C040 : tensor<f32>
+  %9 = min %6, %7 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+`
+
+func epiRelu6Ref(y, _, _, _ float32) float32 { return min(max(y, 0), 6) }
+
+// LeakyRelu as the importer writes it: select(x < 0, x·α, x), α = 0.1.
+const epiLeakyRelu = `  %8 = const 0x00000000 : tensor<f32>
+  %6 = cmp_lt %5, %8 : (tensor<RES>, tensor<f32>) -> tensor<RESI1>
+  %10 = const 0xCDCCCC3D : tensor<f32>
+  %7 = mul %5, %10 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %9 = select %6, %7, %5 : (tensor<RESI1>, tensor<RES>, tensor<RES>) -> tensor<RES>
+`
+
+func epiLeakyReluRef(y, _, _, _ float32) float32 {
+	if y < 0 {
+		return float32(y * math.Float32frombits(0x3DCCCCCD))
+	}
+	return y
+}
+
+var epiCases = []epiCase{
+	{name: "nhwc_leakyrelu", conv: convCase{x: []int64{1, 8, 10, 10}, w: []int64{32, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiLeakyRelu, ref: epiLeakyReluRef, ops: []string{"arith.cmpf"}}, // (the gathers of X select too)
+	// Depthwise (48 channels: a remainder of 16; OW = 14: of 6).
+	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	// The bias alone: the convolution's own epilogue generic is the root.
+	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}},
+	{name: "rows_bias_2x2", conv: convCase{x: []int64{1, 8, 9, 17}, w: []int64{16, 8, 2, 2}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true},
+	// Channels-last form (OW = 10: a column remainder of 2; M = 40: a
+	// channel remainder of 8), NCHW result.
+	{name: "nhwc_bn_relu", conv: convCase{x: []int64{1, 16, 9, 10}, w: []int64{40, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+	// Row form (OW = 24: a remainder of 8 columns; M = 20: 4 channels).
+	{name: "rows_bn_relu", conv: convCase{x: []int64{1, 8, 10, 24}, w: []int64{20, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
+	{name: "nhwc_hardswish", conv: convCase{x: []int64{1, 12, 7, 9}, w: []int64{24, 12, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	{name: "rows_hardswish", conv: convCase{x: []int64{1, 6, 8, 16}, w: []int64{18, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, rows: true},
+	// A stride-2 channels-last convolution and a residual Add.
+	{name: "nhwc_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	// Two images.
+	{name: "nhwc_batch2_residual", conv: convCase{x: []int64{2, 8, 6, 9}, w: []int64{16, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	{name: "rows_batch2_bn_relu", conv: convCase{x: []int64{2, 4, 5, 16}, w: []int64{8, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
+	{name: "rows_residual", conv: convCase{x: []int64{1, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
+}
+
+// funcStatements splits the body of the first func.func of ir into its
+// top-level operations (each with its regions).
+func funcStatements(ir string) []string {
+	lines := strings.Split(ir, "\n")
+	var out []string
+	depth, inFunc := 0, -1
+	var cur []string
+	for _, l := range lines {
+		open, close := strings.Count(l, "{"), strings.Count(l, "}")
+		if inFunc < 0 {
+			if strings.Contains(l, "func.func @") && strings.HasSuffix(strings.TrimSpace(l), "{") {
+				inFunc = depth + 1
+			}
+			depth += open - close
+			continue
+		}
+		if depth == inFunc && close > open && strings.TrimSpace(l) == "}" {
+			break
+		}
+		cur = append(cur, l)
+		depth += open - close
+		if depth == inFunc {
+			out = append(out, strings.Join(cur, "\n"))
+			cur = nil
+		}
+	}
+	return out
+}
+
+// TestConvEpilogueFused checks, on the IR after linalg-fuse-elementwise-ops,
+// that the epilogue of each case (bias, BatchNormalization's arithmetic,
+// Relu, HardSwish, a residual Add) is computed inside the convolution's
+// tile loop on the block's vectors, and that no generic outside a loop
+// (a pass over the whole accumulator) computes any of it; and that the
+// results have the bits of host-O0 and of a Go loop in the documented
+// order.
+func TestConvEpilogueFused(t *testing.T) {
+	requireTools(t)
+	for _, c := range epiCases {
+		t.Run(c.name, func(t *testing.T) {
+			out := c.conv.out()
+			if got := emit.UsesConvRows(out[3], c.conv.w[0], c.conv.w[1], c.conv.w[2], c.conv.w[3]); got != c.rows {
+				t.Fatalf("row form %v, want %v", got, c.rows)
+			}
+			src := c.program()
+			path := filepath.Join(t.TempDir(), c.name+".niro")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+			stmts := funcStatements(ir)
+			if len(stmts) == 0 {
+				t.Fatalf("no function body in\n%s", ir)
+			}
+			loops := 0
+			for _, s := range stmts {
+				head := strings.TrimSpace(s)
+				if strings.Contains(head, "= linalg.generic") {
+					for _, op := range c.ops {
+						if strings.Contains(s, op) {
+							t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
+						}
+					}
+				}
+				if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
+					continue
+				}
+				loops++
+				for _, op := range c.ops {
+					if !strings.Contains(s, op) || !strings.Contains(s[strings.Index(s, op):], "vector<") {
+						t.Errorf("the tile loop does not compute %s on vectors:\n%s", op, s)
+					}
+				}
+				if e := strings.Index(s, c.ops[len(c.ops)-1]); e < strings.Index(s, "arith.mulf") {
+					t.Errorf("the epilogue does not follow the block's sum in the tile loop:\n%s", s)
+				}
+			}
+			if loops == 0 {
+				t.Fatalf("no convolution tile loop in\n%s", ir)
+			}
+			if t.Failed() {
+				t.Logf("IR:\n%s", ir)
+				return
+			}
+
+			ch := int(out[1])
+			x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
+			p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
+			for i := range p3 {
+				p3[i] += 2 // away from 0 for the division
+			}
+			want := convRef(c.conv, x, w, b)
+			hw := numel(out[2:])
+			for i := range want {
+				m := i / hw % ch
+				want[i] = c.ref(want[i], p2[m], p3[m], r[i])
+			}
+			pd := []int64{int64(ch), 1, 1}
+			got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
+				tf32(pd, p2), tf32(pd, p3), tf32(out, r))
+			checkF32(t, got[0], want)
+		})
+	}
+}
+
+// TestConvEpilogueUnfused checks the schedule's fallback: a convolution
+// tagged for a fused epilogue whose root is not there to tile (the tag
+// removed from the emitted text, as if the fusion had not taken it) is
+// blocked and vectorized like an untagged one, not left a loop nest.
+func TestConvEpilogueUnfused(t *testing.T) {
+	requireTools(t)
+	for _, c := range epiCases {
+		if c.name != "nhwc_bn_relu" && c.name != "rows_bn_relu" && c.name != "depthwise_relu6" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".niro")
+			if err := os.WriteFile(path, []byte(c.program()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
+			if src == out.MLIR {
+				t.Fatalf("no epilogue root in\n%s", out.MLIR)
+			}
+			p, err := lookupPipeline("host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := -1
+			for i, s := range p.Steps {
+				if s.Schedule == "conv" {
+					cut = i
+				}
+			}
+			p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
+			env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+			tc, err := env.findTools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.Progress = nil
+			ir, err := tc.Lower(context.Background(), src, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tag := range []string{"niro.conv2d_e", "niro.conv2d_rows_e", "niro.dwconv2d_e"} {
+				if strings.Contains(ir, tag) {
+					t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
+				}
+			}
+			// Register blocks: no vector wider than a block (8 × 32 or
+			// 16 × 16 elements), as a whole convolution vectorized at once
+			// would give.
+			muls := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<([\dx]+)xf(?:32|64)>`).FindAllStringSubmatch(ir, -1)
+			if len(muls) == 0 {
+				t.Errorf("no vector multiply after the schedule:\n%s", ir)
+			}
+			for _, m := range muls {
+				if n := tensorElems(m[1]); n > 256 {
+					t.Errorf("a vector multiply of %d elements (vector<%s>) after the schedule", n, m[1])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,212 @@
+package emit
+
+import "github.com/niro-dev/niro/niro"
+
+// The epilogue of a convolution in its register block. The element-wise
+// ops that follow a 2-D convolution (its bias, a BatchNormalization's
+// arithmetic, an activation, a residual Add) would otherwise be one more
+// pass over the accumulator after all the blocks. planConvEpilogues picks,
+// for each convolution the schedule blocks (the channels-last form, the
+// depthwise one and the row form, not the 1×1 product), the region of
+// element-wise ops it can finish in the block, and tags their generics for
+// the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
+//
+//   - the region grows from the convolution's result through the
+//     element-wise ops (Binary, Unary, Compare, Select) that read a value
+//     of the region and whose result has the convolution result's shape
+//     and layout, one op at a time in block order, and ends at the last
+//     point where exactly one value of the region (its root) is used
+//     outside it: every other value of the region is read only by the
+//     region's ops. So HardSwish's x·HardSigmoid(x) and LeakyRelu's
+//     select(x < 0, x·α, x) are inside, and a residual Add is inside with
+//     its other operand read as an input;
+//   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
+//     channels-last result, nchw: an NCHW result of the channels-last or
+//     depthwise form, rows: the row form; bits 32 or 16, the block of a
+//     32- or 64-bit accumulator), the region's other generics (the
+//     convolution's own bias generic among them) niro.conv_epi, and the
+//     convolution's generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,
+//     niro.dwconv2d_e) instead of niro.conv2d (niro.conv2d_rows,
+//     niro.dwconv2d).
+//
+// The schedule tiles the root with the convolution's block and fuses the
+// tagged generics, the convolution and its fill into the tile loop; the
+// arithmetic of every element is unchanged (the same scalar bodies, in the
+// same order, on the rounded accumulator).
+
+// maxEpilogueOps bounds the ops a region may hold.
+const maxEpilogueOps = 32
+
+// planConvEpilogues fills fe.epiAttrs and fe.epiConv for the function's
+// entry block; planLayout must have run.
+func (fe *funcEmitter) planConvEpilogues() {
+	fe.epiAttrs, fe.epiConv = nil, nil
+	if fe.f.Body == nil || len(fe.f.Body.Blocks) != 1 {
+		return
+	}
+	entry := fe.f.Body.Blocks[0]
+	pos := map[niro.Op]int{}
+	uses := map[niro.ValueID][]niro.Op{}
+	escapes := map[niro.ValueID]bool{} // read in a nested region
+	var nested func(rs []*niro.Region)
+	nested = func(rs []*niro.Region) {
+		for _, r := range rs {
+			for _, b := range r.Blocks {
+				for _, op := range b.Ops {
+					for _, v := range op.Operands() {
+						escapes[v.ID] = true
+					}
+					nested(op.Regions())
+				}
+			}
+		}
+	}
+	for i, op := range entry.Ops {
+		pos[op] = i
+		for _, v := range op.Operands() {
+			uses[v.ID] = append(uses[v.ID], op)
+		}
+		nested(op.Regions())
+	}
+	claimed := map[niro.ValueID]bool{}
+	for _, op := range entry.Ops {
+		c, ok := op.(*niro.Conv)
+		if !ok {
+			continue
+		}
+		form, ok := fe.epilogueForm(c)
+		if !ok || claimed[c.Result.ID] {
+			continue
+		}
+		rt, _ := rankedTensor(c.Result)
+		last := fe.channelsLast(c.Result)
+		inR := map[niro.ValueID]bool{c.Result.ID: true}
+		inOps := map[niro.Op]bool{op: true}
+		vals := []niro.Value{c.Result}
+		committed, root := 0, c.Result
+		// Without an epilogue generic of its own (the row form without
+		// bias, f32 or f64) the convolution needs at least one op.
+		if !c.HasBias() && !isHalf(rt.Elem) && form == "rows" {
+			root = niro.Value{}
+		}
+		for len(vals) <= maxEpilogueOps {
+			var next niro.Op
+			for _, v := range vals {
+				for _, u := range uses[v.ID] {
+					if !inOps[u] && (next == nil || pos[u] < pos[next]) {
+						next = u
+					}
+				}
+			}
+			if next == nil || !epilogueOp(next, rt, last, fe) || claimed[next.Results()[0].ID] {
+				break
+			}
+			r := next.Results()[0]
+			inOps[next], inR[r.ID] = true, true
+			vals = append(vals, r)
+			var open []niro.Value
+			for _, v := range vals {
+				out := escapes[v.ID]
+				for _, u := range uses[v.ID] {
+					out = out || !inOps[u]
+				}
+				if out {
+					open = append(open, v)
+				}
+			}
+			if len(open) == 1 {
+				committed, root = len(vals), open[0]
+			}
+		}
+		if root.Type == nil {
+			continue
+		}
+		if committed == 0 {
+			committed = 1
+		}
+		if fe.epiAttrs == nil {
+			fe.epiAttrs, fe.epiConv = map[string]string{}, map[niro.ValueID]bool{}
+		}
+		bits := "32"
+		if rt.Elem == niro.F64 {
+			bits = "16"
+		}
+		for _, v := range vals[:committed] {
+			claimed[v.ID] = true
+			if v.ID == root.ID {
+				fe.epiAttrs[name(v)] = "niro.epi_" + form + bits
+			} else {
+				fe.epiAttrs[name(v)] = "niro.conv_epi"
+			}
+		}
+		fe.epiConv[c.Result.ID] = true
+	}
+}
+
+// epilogueForm returns the scheduled form of a 2-D convolution whose
+// epilogue can be fused ("nhwc", "nchw" or "rows"), or false: the dispatch
+// of conv, restricted to the one-group channels-last form that is not a
+// 1×1 product, the depthwise one and the row form.
+func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
+	if !conv2DStatic(op) {
+		return "", false
+	}
+	rt, _ := rankedTensor(op.Result)
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
+	if M < 2 || M%16 == 1 {
+		return "", false
+	}
+	if op.Groups != 1 {
+		// Depthwise (depthwiseNHWC): the channels-last block.
+		if op.Groups != xt.Dims[1] || M != op.Groups {
+			return "", false
+		}
+		if fe.channelsLast(op.Result) {
+			return "nhwc", true
+		}
+		return "nchw", true
+	}
+	if KH == 1 && KW == 1 { // a matrix product (or conv_general.go for bf16)
+		return "", false
+	}
+	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
+	switch {
+	case !nhwcIO && useConvRows(rt.Dims[3], M, C, KH, KW):
+		return "rows", true
+	case fe.channelsLast(op.Result):
+		return "nhwc", true
+	}
+	return "nchw", true
+}
+
+// epilogueOp reports whether op can join the epilogue of a convolution
+// with result type rt (channels-last when last): an element-wise op whose
+// tensor result has rt's shape and layout, of rt's element type (or
+// bool, for a comparison).
+func epilogueOp(op niro.Op, rt niro.TensorType, last bool, fe *funcEmitter) bool {
+	switch op.(type) {
+	case *niro.Binary, *niro.Unary, *niro.Compare, *niro.Select:
+	default:
+		return false
+	}
+	rs := op.Results()
+	if len(rs) != 1 || len(op.Regions()) != 0 {
+		return false
+	}
+	t, ok := rankedTensor(rs[0])
+	if !ok || !sameDims(t.Dims, rt.Dims) || fe.channelsLast(rs[0]) != last {
+		return false
+	}
+	return t.Elem == rt.Elem || t.Elem == niro.Bool
+}
+
+// convTagFor is the schedule's tag for the generic of convolution op:
+// tag with "_e" appended when its epilogue is fused (planConvEpilogues).
+func (fe *funcEmitter) convTagFor(op *niro.Conv, tag string) string {
+	if tag != "" && fe.epiConv[op.Result.ID] {
+		return tag + "_e"
+	}
+	return tag
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/niro-dev/niro/onnxpb"
+)
+
+// writeEpilogue writes the convolutions followed by the epilogues that the
+// convolution schedule fuses into the register block (docs/ops.md,
+// "Fusion into the convolution"): Conv with a bias, BatchNormalization,
+// then Relu, a residual Add and Relu, Clip to [0, 6] or HardSwish.
+//
+// DIR/resnet3x3_bn_relu.onnx, resnet3x3_bn_add_relu.onnx: the ResNet 3×3
+// (1×64×56×56 → 64, pads 1; the row form); conv14x14_bn_relu.onnx: a 3×3
+// 1×256×14×14 → 256 (the channels-last form, the same work);
+// depthwise3x3_bn_relu6.onnx: 1×144×56×56, group 144;
+// pointwise1x1_bn_hardswish.onnx: 1×64×56×56 → 256 (a matrix product,
+// whose epilogue stays a pass of its own).
+func writeEpilogue(dir string, r *rand.Rand) {
+	f32 := int32(onnxpb.TensorProto_FLOAT)
+	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
+		n := 1
+		for _, d := range dims {
+			n *= int(d)
+		}
+		raw := make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
+		}
+		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+	}
+	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
+		return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Attribute: attrs}
+	}
+	ints := func(name string, v ...int64) *onnxpb.AttributeProto {
+		return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
+	}
+	model := func(file string, x, w []int64, group, pad int64, tail string) {
+		m := w[0]
+		fan := float64(w[1] * w[2] * w[3])
+		s := math.Sqrt(3 / fan)
+		inits := []*onnxpb.TensorProto{
+			tensor("w", w, uni(-s, s)), tensor("b", []int64{m}, uni(-0.1, 0.1)),
+			tensor("gamma", []int64{m}, uni(0.5, 1.5)), tensor("beta", []int64{m}, uni(-0.2, 0.2)),
+			tensor("mean", []int64{m}, uni(-0.2, 0.2)), tensor("var", []int64{m}, uni(0.5, 1.5)),
+		}
+		oh, ow := x[2]+2*pad-w[2]+1, x[3]+2*pad-w[3]+1
+		nodes := []*onnxpb.NodeProto{
+			node("Conv", []string{"x", "w", "b"}, "c",
+				&onnxpb.AttributeProto{Name: proto.String("group"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(group)},
+				ints("kernel_shape", w[2:]...), ints("pads", pad, pad, pad, pad)),
+			node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"),
+		}
+		switch tail {
+		case "relu":
+			nodes = append(nodes, node("Relu", []string{"n"}, "y"))
+		case "add_relu":
+			nodes = append(nodes, node("Add", []string{"n", "x"}, "a"), node("Relu", []string{"a"}, "y"))
+		case "relu6":
+			inits = append(inits, tensor("lo", nil, func() float64 { return 0 }), tensor("hi", nil, func() float64 { return 6 }))
+			nodes = append(nodes, node("Clip", []string{"n", "lo", "hi"}, "y"))
+		case "hardswish":
+			nodes = append(nodes, node("HardSwish", []string{"n"}, "y"))
+		}
+		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
+			Input:  []*onnxpb.ValueInfoProto{value("x", x)},
+			Output: []*onnxpb.ValueInfoProto{value("y", []int64{x[0], m, oh, ow})}}
+		write(filepath.Join(dir, file+".onnx"), g)
+	}
+	model("resnet3x3_bn_relu", []int64{1, 64, 56, 56}, []int64{64, 64, 3, 3}, 1, 1, "relu")
+	model("resnet3x3_bn_add_relu", []int64{1, 64, 56, 56}, []int64{64, 64, 3, 3}, 1, 1, "add_relu")
+	model("conv14x14_bn_relu", []int64{1, 256, 14, 14}, []int64{256, 256, 3, 3}, 1, 1, "relu")
+	model("depthwise3x3_bn_relu6", []int64{1, 144, 56, 56}, []int64{144, 1, 3, 3}, 144, 1, "relu6")
+	model("pointwise1x1_bn_hardswish", []int64{1, 64, 56, 56}, []int64{256, 64, 1, 1}, 1, 0, "hardswish")
+}
