@@ -80,6 +80,20 @@ const epiResidual = `  %6 = add %5, %4 : (tensor<RES>, tensor<RES>) -> tensor<RE
 
 func epiResidualRef(y, _, _, r float32) float32 { return max(float32(y+r), 0) }
 
+// BatchNormalization's arithmetic, a residual Add, then Relu.
+const epiBNResidual = `  %6 = sub %5, %2 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %7 = mul %6, %3 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %10 = add %7, %4 : (tensor<RES>, tensor<RES>) -> tensor<RES>
+  %8 = const 0x00000000 : tensor<f32>
+  %9 = max %10, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+`
+
+func epiBNResidualRef(y, p2, p3, r float32) float32 {
+	v := float32(y - p2)
+	v = float32(v * p3)
+	return max(float32(v+r), 0)
+}
+
 func (c epiCase) program() string {
 	out := c.conv.out()
 	res := dimsText(out, "f32")
@@ -162,6 +176,19 @@ var epiCases = []epiCase{
 		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
 	{name: "rows_residual", conv: convCase{x: []int64{1, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
+	// 1×1 convolutions, the matrix product (M = 20: a remainder of 4
+	// channels; OW = 20: of 4 columns).
+	{name: "mm_bias_hardswish", conv: convCase{x: []int64{1, 16, 6, 20}, w: []int64{20, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	{name: "mm_bias", conv: convCase{x: []int64{1, 8, 3, 16}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}},
+	{name: "mm_bn_residual", conv: convCase{x: []int64{1, 12, 9, 40}, w: []int64{24, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}},
+	// Strided and padded (X gathered first).
+	{name: "mm_strided_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	{name: "mm_batch2_bn_relu", conv: convCase{x: []int64{2, 8, 4, 10}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
 }
 
 // funcStatements splits the body of the first func.func of ir into its
@@ -244,6 +271,11 @@ func TestConvEpilogueFused(t *testing.T) {
 			if loops == 0 {
 				t.Fatalf("no convolution tile loop in\n%s", ir)
 			}
+			// A 1×1 product is blocked in the tile loop, not handed to
+			// the contraction schedule.
+			if strings.HasPrefix(c.name, "mm_") && (strings.Contains(ir, "niro.contraction") || strings.Contains(ir, "niro.block_")) {
+				t.Errorf("the 1×1 product is left to the contraction schedule")
+			}
 			if t.Failed() {
 				t.Logf("IR:\n%s", ir)
 				return
@@ -276,7 +308,7 @@ func TestConvEpilogueFused(t *testing.T) {
 func TestConvEpilogueUnfused(t *testing.T) {
 	requireTools(t)
 	for _, c := range epiCases {
-		if c.name != "nhwc_bn_relu" && c.name != "rows_bn_relu" && c.name != "depthwise_relu6" {
+		if c.name != "nhwc_bn_relu" && c.name != "rows_bn_relu" && c.name != "depthwise_relu6" && c.name != "mm_bn_residual" {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
@@ -288,7 +320,7 @@ func TestConvEpilogueUnfused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
 			if src == out.MLIR {
 				t.Fatalf("no epilogue root in\n%s", out.MLIR)
 			}
@@ -296,9 +328,14 @@ func TestConvEpilogueUnfused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// (A 1×1 product is handed to the contraction schedule.)
+			last := "conv"
+			if strings.HasPrefix(c.name, "mm_") {
+				last = "contraction"
+			}
 			cut := -1
 			for i, s := range p.Steps {
-				if s.Schedule == "conv" {
+				if s.Schedule == last {
 					cut = i
 				}
 			}
@@ -317,6 +354,9 @@ func TestConvEpilogueUnfused(t *testing.T) {
 				if strings.Contains(ir, tag) {
 					t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
 				}
+			}
+			if strings.HasPrefix(c.name, "mm_") && !regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<4x16xf32>`).MatchString(ir) {
+				t.Errorf("the unfused 1×1 product is not blocked by the contraction schedule:\n%s", ir)
 			}
 			// Register blocks: no vector wider than a block (8 × 32 or
 			// 16 × 16 elements), as a whole convolution vectorized at once

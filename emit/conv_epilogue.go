@@ -86,7 +86,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && form == "rows" {
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm") {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {
@@ -168,10 +168,17 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		}
 		return "nchw", true
 	}
-	if KH == 1 && KW == 1 { // a matrix product (or conv_general.go for bf16)
+	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
+	if KH == 1 && KW == 1 {
+		// The NCHW matrix product (conv_nhwc.go), f32: the schedule
+		// tiles the root 1 × 8 × 1 × 16 and fuses the product through
+		// its tensor.expand_shape. The other 1×1 forms keep their own
+		// pass.
+		if !nhwcIO && rt.Elem == niro.F32 && xt.Elem == niro.F32 {
+			return "mm", true
+		}
 		return "", false
 	}
-	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	switch {
 	case !nhwcIO && useConvRows(rt.Dims[3], M, C, KH, KW):
 		return "rows", true

@@ -206,6 +206,30 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2, 3]] : %s into %s", x3, xv, xvTyp, x3t)
 		mmTyp := tensorTypeOf([]int64{M, P}, acc)
 		x2t := tensorTypeOf([]int64{C, P}, xElem)
+		if fe.epiConv[op.Result.ID] {
+			// With its epilogue fused (conv_epilogue.go): one generic over
+			// (n, m, p, c), tagged niro.mm_e, that the convolution
+			// schedule blocks in the epilogue's tile loop (or hands to the
+			// contraction schedule as a batched product).
+			res3t := tensorTypeOf([]int64{N, M, P}, acc)
+			filled := fe.fill(fe.empty([]int64{N, M, P}, acc, nil), res3t, acc, fe.scalarConst(accElem, 0), 3)
+			mm := fe.tmp()
+			fe.generic(mm, []string{"parallel", "parallel", "parallel", "reduction"},
+				[]genericOperand{
+					{name: w2, typ: w2t, elem: elem, amap: affineMap(4, []string{"d1", "d3"})},
+					{name: x3, typ: x3t, elem: xElem, amap: affineMap(4, []string{"d0", "d3", "d2"})},
+				},
+				genericOperand{name: filled, typ: res3t, elem: acc, amap: affineMap(4, []string{"d0", "d1", "d2"})},
+				"niro.mm_e", func(args []string) string {
+					p, s := fe.tmp(), fe.tmp()
+					fe.line("%s = arith.mulf %s, %s : %s", p, args[0], args[1], acc)
+					fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+					return s
+				})
+			fe.line("%s = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), res3t, accTyp)
+			fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
+			return
+		}
 		// One rank-3 product per image (the contraction schedule's
 		// common case), inserted into the [N, M, P] result.
 		all := fe.tmp()
