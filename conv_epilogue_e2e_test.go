@@ -373,3 +373,67 @@ func TestConvEpilogueUnfused(t *testing.T) {
 		})
 	}
 }
+
+// TestConvEpilogueFused1x1Channels checks the channels-last 1×1 product
+// (conv1x1NHWC) with its epilogue in the tile loop: a 1×1 convolution,
+// HardSwish and a second 1×1 convolution, so that the first result and
+// the HardSwish are kept channels-last (a channels-last root,
+// niro.epi_mmnhwc32) and the second convolution reads a channels-last X
+// and writes the NCHW result (its bias generic the root, niro.epi_mmnchw32).
+// OW = 20 leaves a remainder of 4 columns, M = 24 one of 8 channels.
+func TestConvEpilogueFused1x1Channels(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 8, 6, 20}, w: []int64{24, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}
+	c2 := convCase{x: []int64{1, 24, 6, 20}, w: []int64{16, 24, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}
+	mid := strings.TrimSuffix(strings.TrimPrefix(dimsText(c1.out(), "f32"), "tensor<"), ">")
+	res := dimsText(c2.out(), "f32")
+	src := fmt.Sprintf(`func @epi(tensor<1x8x6x20xf32>, tensor<24x8x1x1xf32>, tensor<24xf32>, tensor<16x24x1x1xf32>, tensor<16xf32>) -> (%s) {
+^bb0(%%0: tensor<1x8x6x20xf32>, %%1: tensor<24x8x1x1xf32>, %%15: tensor<24xf32>, %%2: tensor<16x24x1x1xf32>, %%3: tensor<16xf32>):
+  %%5 = conv %%0, %%1, %%15 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x8x6x20xf32>, tensor<24x8x1x1xf32>, tensor<24xf32>) -> tensor<%s>
+%s  %%20 = conv %%9, %%2, %%3 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<%s>, tensor<16x24x1x1xf32>, tensor<16xf32>) -> %s
+  return %%20 : %s
+}`, res, mid, strings.ReplaceAll(epiHardSwish, "RES", mid), mid, res, res)
+	path := filepath.Join(t.TempDir(), "epi1x1.niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"niro.epi_mmnhwc32", "niro.epi_mmnchw32"} {
+		if strings.Count(out.MLIR, tag) != 1 {
+			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(out.MLIR, tag))
+		}
+	}
+	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	if strings.Contains(ir, "niro.contraction") || strings.Contains(ir, "niro.block_") {
+		t.Errorf("a 1×1 product is left to the contraction schedule")
+	}
+	loops := 0
+	for _, s := range funcStatements(ir) {
+		head := strings.TrimSpace(s)
+		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.minimumf") || strings.Contains(s, "arith.addf")) {
+			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
+		}
+		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
+			loops++
+		}
+	}
+	if loops != 2 {
+		t.Errorf("%d tile loops with vector products, want 2", loops)
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+		return
+	}
+	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(24, 0.5)
+	w2, b2 := seq(numel(c2.w), 0.6), seq(16, 0.25)
+	y := convRef(c1, x, w1, b1)
+	for i := range y {
+		y[i] = epiHardSwishRef(y[i], 0, 0, 0)
+	}
+	want := convRef(c2, y, w2, b2)
+	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{24}, b1), tf32(c2.w, w2), tf32([]int64{16}, b2))
+	checkF32(t, got[0], want)
+}

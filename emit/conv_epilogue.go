@@ -172,12 +172,19 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if KH == 1 && KW == 1 {
 		// The NCHW matrix product (conv_nhwc.go), f32: the schedule
 		// tiles the root 1 × 8 × 1 × 16 and fuses the product through
-		// its tensor.expand_shape. The other 1×1 forms keep their own
-		// pass.
-		if !nhwcIO && rt.Elem == niro.F32 && xt.Elem == niro.F32 {
+		// its tensor.expand_shape.
+		// The channels-last product ([N·OH·OW, C] times [C, M],
+		// conv1x1NHWC): tiled 1 × 1 × 8 × 16 (a channels-last result) or
+		// 1 × 16 × 1 × 8 (an NCHW one).
+		switch {
+		case rt.Elem != niro.F32 || xt.Elem != niro.F32:
+			return "", false
+		case !nhwcIO:
 			return "mm", true
+		case fe.channelsLast(op.Result):
+			return "mmnhwc", true
 		}
-		return "", false
+		return "mmnchw", true
 	}
 	switch {
 	case !nhwcIO && useConvRows(rt.Dims[3], M, C, KH, KW):

@@ -359,6 +359,12 @@ func (fe *funcEmitter) conv1x1NHWC(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		"", func(args []string) string { return args[0] })
 	mmTyp := tensorTypeOf([]int64{rows, M}, acc)
 	filled := fe.fill(fe.empty([]int64{rows, M}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
+	// With its epilogue fused (conv_epilogue.go) the product is blocked
+	// by the convolution schedule in the epilogue's tile loop.
+	mmTag := "niro.contraction"
+	if fe.epiConv[op.Result.ID] {
+		mmTag = "niro.mm_e"
+	}
 	mm := fe.tmp()
 	fe.generic(mm, []string{"parallel", "parallel", "reduction"},
 		[]genericOperand{
@@ -366,7 +372,7 @@ func (fe *funcEmitter) conv1x1NHWC(op *niro.Conv, rt, xt, wt niro.TensorType, el
 			{name: wT, typ: wTt, elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
 		},
 		genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
-		"niro.contraction", func(args []string) string {
+		mmTag, func(args []string) string {
 			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 			p, s := fe.tmp(), fe.tmp()
 			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)

@@ -406,6 +406,34 @@ module attributes {transform.with_named_sequence} {
   transform.named_sequence @conv_epi_mm32(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 8, 1, 16] interchange = [0, 2, 3, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // The channels-last product of a 1×1 convolution ([N·OH·OW, C] times
+  // [C, M], then a tensor.expand_shape to N × OH × OW × M; conv1x1NHWC):
+  // a channels-last root (loops n, oh, ow, m) is tiled 1 × 1 × 8 × 16, an
+  // NCHW one (which reads the product transposed) 1 × 16 × 1 × 8 with the
+  // loops nested n, oh, ow, m: both a block of 8 output columns × 16
+  // output channels of the product.
+  transform.named_sequence @conv_epi_mmnhwc32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmnchw32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 8] interchange = [0, 2, 3, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mm_fuse(%lm: !transform.op<"scf.for"> {transform.readonly}) {
     transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.apply_patterns to %lm {
       transform.apply_patterns.tensor.bubble_up_extract_slice
@@ -417,8 +445,6 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %lm {
       transform.apply_patterns.tensor.fold_tensor_empty
     } : !transform.op<"scf.for">
-    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
-    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
   // After canonicalization, a fused product tile (static, at most 1 × 8 ×
@@ -448,6 +474,45 @@ module attributes {transform.with_named_sequence} {
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_mm_blk3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c8 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_mm_blk3(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.mm_blk3" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_mm3(%b: !transform.any_op {transform.consumed}) {
+    %fill = transform.get_producer_of_operand %b[2] : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %fill : !transform.any_op
+    %i = transform.structured.interchange %b iterator_interchange = [2, 0, 1]
+      : (!transform.any_op) -> !transform.any_op
+    %steps, %k = transform.structured.tile_using_for %i tile_sizes [1, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    transform.structured.vectorize %steps : !transform.any_op
+    %f = transform.get_parent_op %k {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %k : !transform.op<"scf.for">
+    transform.yield
   }
   transform.named_sequence @conv_match_any(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
@@ -484,6 +549,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %mm
         @conv_match_mm_blk -> @conv_mark_mm_blk,
+        @conv_match_mm_blk3 -> @conv_mark_mm_blk3,
         @conv_match_any -> @conv_mark_contraction
       : (!transform.any_op) -> !transform.any_op
     %blk = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_blk} in %root
@@ -491,6 +557,12 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %blk : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps_mm failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %blk3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_blk3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %blk3 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_mm3 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.yield
   }
@@ -574,6 +646,16 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_mm32 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %mn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mn32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmnhwc32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mc32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmnchw32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %n32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -634,7 +716,9 @@ module attributes {transform.with_named_sequence} {
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows32} in %root : (!transform.any_op) -> !transform.any_op
     %r16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows16} in %root : (!transform.any_op) -> !transform.any_op
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32 : !transform.any_op
+    %mn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32 : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
