@@ -38,7 +38,10 @@
 // is tiled with the convolution's block, the convolution, its fill and the
 // ops are fused into that tile loop, and the fused convolution tiles take
 // steps 3 to 6 as blocks (@conv_epi_blocks), so the epilogue runs on the
-// block's accumulator before its store.
+// block's accumulator before its store. A 1×1 convolution's product with
+// a fused epilogue (tagged niro.mm_e, emit/conv_nhwc.go) is fused the same
+// way through its tensor.expand_shape (@conv_epi_mm32) and takes the
+// contraction schedule's block steps instead (@conv_epi_mm_blocks).
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
