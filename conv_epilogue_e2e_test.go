@@ -437,3 +437,36 @@ func TestConvEpilogueFused1x1Channels(t *testing.T) {
 	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{24}, b1), tf32(c2.w, w2), tf32([]int64{16}, b2))
 	checkF32(t, got[0], want)
 }
+
+// TestConvEpilogue1x1Bounds checks which 1×1 convolutions take the fused
+// product block (emit/conv_epilogue.go, mmEpiMaxC and mmEpiMaxW): an f32
+// one of at most 256 input channels and 256 × 256 filter elements does,
+// a wider or larger one, and an f64 one, keep the contraction schedule.
+func TestConvEpilogue1x1Bounds(t *testing.T) {
+	for _, c := range []struct {
+		elem  string
+		c, m  int
+		fused bool
+	}{
+		{"f32", 64, 256, true}, {"f32", 128, 512, true}, {"f32", 256, 256, true},
+		{"f32", 512, 64, false}, {"f32", 256, 1024, false}, {"f64", 64, 64, false},
+	} {
+		src := fmt.Sprintf(`func @m(tensor<1x%[2]dx4x16x%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> (tensor<1x%[3]dx4x16x%[1]s>) {
+^bb0(%%0: tensor<1x%[2]dx4x16x%[1]s>, %%1: tensor<%[3]dx%[2]dx1x1x%[1]s>, %%2: tensor<%[3]dx%[1]s>):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x%[2]dx4x16x%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> tensor<1x%[3]dx4x16x%[1]s>
+  return %%5 : tensor<1x%[3]dx4x16x%[1]s>
+}`, c.elem, c.c, c.m)
+		path := filepath.Join(t.TempDir(), "m.niro")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fused := strings.Contains(out.MLIR, "niro.mm_e") && strings.Contains(out.MLIR, "niro.epi_mm")
+		if fused != c.fused || fused == strings.Contains(out.MLIR, "niro.contraction") {
+			t.Errorf("%s C = %d, M = %d: fused %v, want %v", c.elem, c.c, c.m, fused, c.fused)
+		}
+	}
+}
