@@ -185,12 +185,11 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	}
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	if KH == 1 && KW == 1 {
-		// The NCHW matrix product (conv_nhwc.go), f32: the schedule
-		// tiles the root 1 × 8 × 1 × 16 and fuses the product through
-		// its tensor.expand_shape.
-		// The channels-last product ([N·OH·OW, C] times [C, M],
-		// conv1x1NHWC): tiled 1 × 1 × 8 × 16 (a channels-last result) or
-		// 1 × 16 × 1 × 8 (an NCHW one).
+		// A matrix product (conv_nhwc.go), f32, fused through its
+		// tensor.expand_shape: NCHW ([M, C] times [N, C, OH·OW]), the
+		// root tiled 1 × 8 × 1 × 16; channels-last ([N·OH·OW, C] times
+		// [C, M], conv1x1NHWC), 1 × 1 × 8 × 16 for a channels-last
+		// result and 1 × 16 × 1 × 8 for an NCHW one.
 		switch {
 		case rt.Elem != niro.F32 || xt.Elem != niro.F32:
 			return "", false

@@ -221,8 +221,12 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				},
 				genericOperand{name: filled, typ: res3t, elem: acc, amap: affineMap(4, []string{"d0", "d1", "d2"})},
 				"niro.mm_e", func(args []string) string {
+					a, b := fe.widen(xt.Elem, args[0]), args[1]
+					if !xWide {
+						b = fe.widen(xt.Elem, b)
+					}
 					p, s := fe.tmp(), fe.tmp()
-					fe.line("%s = arith.mulf %s, %s : %s", p, args[0], args[1], acc)
+					fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
 					fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
 					return s
 				})
