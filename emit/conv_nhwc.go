@@ -206,11 +206,18 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2, 3]] : %s into %s", x3, xv, xvTyp, x3t)
 		mmTyp := tensorTypeOf([]int64{M, P}, acc)
 		x2t := tensorTypeOf([]int64{C, P}, xElem)
-		if fe.epiConv[op.Result.ID] {
+		if fused := fe.epiConv[op.Result.ID]; fused || N > 1 {
 			// With its epilogue fused (conv_epilogue.go): one generic over
 			// (n, m, p, c), tagged niro.mm_e, that the convolution
 			// schedule blocks in the epilogue's tile loop (or hands to the
-			// contraction schedule as a batched product).
+			// contraction schedule as a batched product). More than one
+			// image: the same generic as a batched product (per-image
+			// products inserted into the batch bufferize to copies of the
+			// whole accumulator per image).
+			tag := "niro.contraction"
+			if fused {
+				tag = "niro.mm_e"
+			}
 			res3t := tensorTypeOf([]int64{N, M, P}, acc)
 			filled := fe.fill(fe.empty([]int64{N, M, P}, acc, nil), res3t, acc, fe.scalarConst(accElem, 0), 3)
 			mm := fe.tmp()
@@ -220,7 +227,7 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 					{name: x3, typ: x3t, elem: xElem, amap: affineMap(4, []string{"d0", "d3", "d2"})},
 				},
 				genericOperand{name: filled, typ: res3t, elem: acc, amap: affineMap(4, []string{"d0", "d1", "d2"})},
-				"niro.mm_e", func(args []string) string {
+				tag, func(args []string) string {
 					a, b := fe.widen(xt.Elem, args[0]), args[1]
 					if !xWide {
 						b = fe.widen(xt.Elem, b)
