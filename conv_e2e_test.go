@@ -156,6 +156,10 @@ func TestE2EConvExact(t *testing.T) {
 		// schedule: plain, strided with pads.
 		{x: []int64{1, 7, 10, 10}, w: []int64{33, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		{x: []int64{2, 6, 9, 9}, w: []int64{17, 6, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 1}, groups: 1},
+		// Batches: one batched product (its bias, for f32, in the
+		// product's block; emit/conv_epilogue.go).
+		{x: []int64{3, 6, 5, 7}, w: []int64{12, 6, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
+		{x: []int64{2, 8, 6, 6}, w: []int64{20, 8, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 1}, groups: 1, bias: true},
 		// Depthwise (groups = C = M) through the schedule's own block:
 		// channel and width remainders, strides, dilations.
 		{x: []int64{1, 37, 9, 11}, w: []int64{37, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 37, bias: true},

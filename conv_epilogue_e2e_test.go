@@ -80,6 +80,20 @@ const epiResidual = `  %6 = add %5, %4 : (tensor<RES>, tensor<RES>) -> tensor<RE
 
 func epiResidualRef(y, _, _, r float32) float32 { return max(float32(y+r), 0) }
 
+// BatchNormalization's arithmetic, a residual Add, then Relu.
+const epiBNResidual = `  %6 = sub %5, %2 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %7 = mul %6, %3 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %10 = add %7, %4 : (tensor<RES>, tensor<RES>) -> tensor<RES>
+  %8 = const 0x00000000 : tensor<f32>
+  %9 = max %10, %8 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+`
+
+func epiBNResidualRef(y, p2, p3, r float32) float32 {
+	v := float32(y - p2)
+	v = float32(v * p3)
+	return max(float32(v+r), 0)
+}
+
 func (c epiCase) program() string {
 	out := c.conv.out()
 	res := dimsText(out, "f32")
@@ -162,6 +176,19 @@ var epiCases = []epiCase{
 		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
 	{name: "rows_residual", conv: convCase{x: []int64{1, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
+	// 1×1 convolutions, the matrix product (M = 20: a remainder of 4
+	// channels; OW = 20: of 4 columns).
+	{name: "mm_bias_hardswish", conv: convCase{x: []int64{1, 16, 6, 20}, w: []int64{20, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	{name: "mm_bias", conv: convCase{x: []int64{1, 8, 3, 16}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}},
+	{name: "mm_bn_residual", conv: convCase{x: []int64{1, 12, 9, 40}, w: []int64{24, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}},
+	// Strided and padded (X gathered first).
+	{name: "mm_strided_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	{name: "mm_batch2_bn_relu", conv: convCase{x: []int64{2, 8, 4, 10}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
 }
 
 // funcStatements splits the body of the first func.func of ir into its
@@ -244,6 +271,11 @@ func TestConvEpilogueFused(t *testing.T) {
 			if loops == 0 {
 				t.Fatalf("no convolution tile loop in\n%s", ir)
 			}
+			// A 1×1 product is blocked in the tile loop, not handed to
+			// the contraction schedule.
+			if strings.HasPrefix(c.name, "mm_") && (strings.Contains(ir, "niro.contraction") || strings.Contains(ir, "niro.block_")) {
+				t.Errorf("the 1×1 product is left to the contraction schedule")
+			}
 			if t.Failed() {
 				t.Logf("IR:\n%s", ir)
 				return
@@ -276,7 +308,7 @@ func TestConvEpilogueFused(t *testing.T) {
 func TestConvEpilogueUnfused(t *testing.T) {
 	requireTools(t)
 	for _, c := range epiCases {
-		if c.name != "nhwc_bn_relu" && c.name != "rows_bn_relu" && c.name != "depthwise_relu6" {
+		if c.name != "nhwc_bn_relu" && c.name != "rows_bn_relu" && c.name != "depthwise_relu6" && c.name != "mm_bn_residual" {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
@@ -288,7 +320,7 @@ func TestConvEpilogueUnfused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
 			if src == out.MLIR {
 				t.Fatalf("no epilogue root in\n%s", out.MLIR)
 			}
@@ -296,9 +328,14 @@ func TestConvEpilogueUnfused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// (A 1×1 product is handed to the contraction schedule.)
+			last := "conv"
+			if strings.HasPrefix(c.name, "mm_") {
+				last = "contraction"
+			}
 			cut := -1
 			for i, s := range p.Steps {
-				if s.Schedule == "conv" {
+				if s.Schedule == last {
 					cut = i
 				}
 			}
@@ -318,6 +355,9 @@ func TestConvEpilogueUnfused(t *testing.T) {
 					t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
 				}
 			}
+			if strings.HasPrefix(c.name, "mm_") && !regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<4x16xf32>`).MatchString(ir) {
+				t.Errorf("the unfused 1×1 product is not blocked by the contraction schedule:\n%s", ir)
+			}
 			// Register blocks: no vector wider than a block (8 × 32 or
 			// 16 × 16 elements), as a whole convolution vectorized at once
 			// would give.
@@ -331,5 +371,102 @@ func TestConvEpilogueUnfused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestConvEpilogueFused1x1Channels checks the channels-last 1×1 product
+// (conv1x1NHWC) with its epilogue in the tile loop: a 1×1 convolution,
+// HardSwish and a second 1×1 convolution, so that the first result and
+// the HardSwish are kept channels-last (a channels-last root,
+// niro.epi_mmnhwc32) and the second convolution reads a channels-last X
+// and writes the NCHW result (its bias generic the root, niro.epi_mmnchw32).
+// OW = 20 leaves a remainder of 4 columns, M = 24 one of 8 channels.
+func TestConvEpilogueFused1x1Channels(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 8, 6, 20}, w: []int64{24, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}
+	c2 := convCase{x: []int64{1, 24, 6, 20}, w: []int64{16, 24, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}
+	mid := strings.TrimSuffix(strings.TrimPrefix(dimsText(c1.out(), "f32"), "tensor<"), ">")
+	res := dimsText(c2.out(), "f32")
+	src := fmt.Sprintf(`func @epi(tensor<1x8x6x20xf32>, tensor<24x8x1x1xf32>, tensor<24xf32>, tensor<16x24x1x1xf32>, tensor<16xf32>) -> (%s) {
+^bb0(%%0: tensor<1x8x6x20xf32>, %%1: tensor<24x8x1x1xf32>, %%15: tensor<24xf32>, %%2: tensor<16x24x1x1xf32>, %%3: tensor<16xf32>):
+  %%5 = conv %%0, %%1, %%15 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x8x6x20xf32>, tensor<24x8x1x1xf32>, tensor<24xf32>) -> tensor<%s>
+%s  %%20 = conv %%9, %%2, %%3 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<%s>, tensor<16x24x1x1xf32>, tensor<16xf32>) -> %s
+  return %%20 : %s
+}`, res, mid, strings.ReplaceAll(epiHardSwish, "RES", mid), mid, res, res)
+	path := filepath.Join(t.TempDir(), "epi1x1.niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"niro.epi_mmnhwc32", "niro.epi_mmnchw32"} {
+		if strings.Count(out.MLIR, tag) != 1 {
+			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(out.MLIR, tag))
+		}
+	}
+	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	if strings.Contains(ir, "niro.contraction") || strings.Contains(ir, "niro.block_") {
+		t.Errorf("a 1×1 product is left to the contraction schedule")
+	}
+	loops := 0
+	for _, s := range funcStatements(ir) {
+		head := strings.TrimSpace(s)
+		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.minimumf") || strings.Contains(s, "arith.addf")) {
+			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
+		}
+		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
+			loops++
+		}
+	}
+	if loops != 2 {
+		t.Errorf("%d tile loops with vector products, want 2", loops)
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+		return
+	}
+	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(24, 0.5)
+	w2, b2 := seq(numel(c2.w), 0.6), seq(16, 0.25)
+	y := convRef(c1, x, w1, b1)
+	for i := range y {
+		y[i] = epiHardSwishRef(y[i], 0, 0, 0)
+	}
+	want := convRef(c2, y, w2, b2)
+	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{24}, b1), tf32(c2.w, w2), tf32([]int64{16}, b2))
+	checkF32(t, got[0], want)
+}
+
+// TestConvEpilogue1x1Bounds checks which 1×1 convolutions take the fused
+// product block (emit/conv_epilogue.go, mmEpiMaxC and mmEpiMaxW): an f32
+// one of at most 256 input channels and 256 × 256 filter elements does,
+// a wider or larger one, and an f64 one, keep the contraction schedule.
+func TestConvEpilogue1x1Bounds(t *testing.T) {
+	for _, c := range []struct {
+		elem  string
+		c, m  int
+		fused bool
+	}{
+		{"f32", 64, 256, true}, {"f32", 128, 512, true}, {"f32", 256, 256, true},
+		{"f32", 512, 64, false}, {"f32", 256, 1024, false}, {"f64", 64, 64, false},
+	} {
+		src := fmt.Sprintf(`func @m(tensor<1x%[2]dx4x16x%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> (tensor<1x%[3]dx4x16x%[1]s>) {
+^bb0(%%0: tensor<1x%[2]dx4x16x%[1]s>, %%1: tensor<%[3]dx%[2]dx1x1x%[1]s>, %%2: tensor<%[3]dx%[1]s>):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x%[2]dx4x16x%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> tensor<1x%[3]dx4x16x%[1]s>
+  return %%5 : tensor<1x%[3]dx4x16x%[1]s>
+}`, c.elem, c.c, c.m)
+		path := filepath.Join(t.TempDir(), "m.niro")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fused := strings.Contains(out.MLIR, "niro.mm_e") && strings.Contains(out.MLIR, "niro.epi_mm")
+		if fused != c.fused || fused == strings.Contains(out.MLIR, "niro.contraction") {
+			t.Errorf("%s C = %d, M = %d: fused %v, want %v", c.elem, c.c, c.m, fused, c.fused)
+		}
 	}
 }

@@ -7,7 +7,8 @@ import "github.com/niro-dev/niro/niro"
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
 // for each convolution the schedule blocks (the channels-last form, the
-// depthwise one and the row form, not the 1×1 product), the region of
+// depthwise one, the row form, and the f32 1×1 product within
+// mmEpiMaxC and mmEpiMaxW), the region of
 // element-wise ops it can finish in the block, and tags their generics for
 // the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
 //
@@ -22,12 +23,15 @@ import "github.com/niro-dev/niro/niro"
 //     its other operand read as an input;
 //   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
 //     channels-last result, nchw: an NCHW result of the channels-last or
-//     depthwise form, rows: the row form; bits 32 or 16, the block of a
-//     32- or 64-bit accumulator), the region's other generics (the
-//     convolution's own bias generic among them) niro.conv_epi, and the
-//     convolution's generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,
+//     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
+//     mmnhwc and mmnchw: the channels-last 1×1 product with a
+//     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
+//     64-bit accumulator), the region's other generics (the convolution's
+//     own bias generic among them) niro.conv_epi, and the convolution's
+//     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,
 //     niro.dwconv2d_e) instead of niro.conv2d (niro.conv2d_rows,
-//     niro.dwconv2d).
+//     niro.dwconv2d); a 1×1 product is tagged niro.mm_e instead of
+//     niro.contraction (conv_nhwc.go).
 //
 // The schedule tiles the root with the convolution's block and fuses the
 // tagged generics, the convolution and its fill into the tile loop; the
@@ -36,6 +40,16 @@ import "github.com/niro-dev/niro/niro"
 
 // maxEpilogueOps bounds the ops a region may hold.
 const maxEpilogueOps = 32
+
+// mmEpiMaxC and mmEpiMaxW bound the 1×1 convolutions whose epilogue is
+// fused into the product's block: at most 256 input channels (the
+// contraction schedule's KC) and 256 × 256 filter elements (its MC × KC
+// block of W, 256 KB), so that the filter stays in L2 across the column
+// blocks.
+const (
+	mmEpiMaxC = 256
+	mmEpiMaxW = 256 * 256
+)
 
 // planConvEpilogues fills fe.epiAttrs and fe.epiConv for the function's
 // entry block; planLayout must have run.
@@ -86,7 +100,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && form == "rows" {
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm") {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {
@@ -144,9 +158,10 @@ func (fe *funcEmitter) planConvEpilogues() {
 }
 
 // epilogueForm returns the scheduled form of a 2-D convolution whose
-// epilogue can be fused ("nhwc", "nchw" or "rows"), or false: the dispatch
-// of conv, restricted to the one-group channels-last form that is not a
-// 1×1 product, the depthwise one and the row form.
+// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc" or
+// "mmnchw"), or false: the dispatch of conv, restricted to the one-group
+// channels-last form, the depthwise one, the row form and the f32 1×1
+// products within mmEpiMaxC and mmEpiMaxW.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return "", false
@@ -168,10 +183,29 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		}
 		return "nchw", true
 	}
-	if KH == 1 && KW == 1 { // a matrix product (or conv_general.go for bf16)
-		return "", false
-	}
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
+	if KH == 1 && KW == 1 {
+		// A matrix product (conv_nhwc.go), f32, fused through its
+		// tensor.expand_shape: NCHW ([M, C] times [N, C, OH·OW]), the
+		// root tiled 1 × 8 × 1 × 16; channels-last ([N·OH·OW, C] times
+		// [C, M], conv1x1NHWC), 1 × 1 × 8 × 16 for a channels-last
+		// result and 1 × 16 × 1 × 8 for an NCHW one.
+		switch {
+		case rt.Elem != niro.F32 || xt.Elem != niro.F32:
+			return "", false
+		case C > mmEpiMaxC || M*C > mmEpiMaxW:
+			// The fused block runs the whole contracted axis and reads
+			// all of W per column block, without the contraction
+			// schedule's KC and MC cache blocks: slower past one such
+			// block (docs/performance.md).
+			return "", false
+		case !nhwcIO:
+			return "mm", true
+		case fe.channelsLast(op.Result):
+			return "mmnhwc", true
+		}
+		return "mmnchw", true
+	}
 	switch {
 	case !nhwcIO && useConvRows(rt.Dims[3], M, C, KH, KW):
 		return "rows", true

@@ -206,6 +206,41 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2, 3]] : %s into %s", x3, xv, xvTyp, x3t)
 		mmTyp := tensorTypeOf([]int64{M, P}, acc)
 		x2t := tensorTypeOf([]int64{C, P}, xElem)
+		if fused := fe.epiConv[op.Result.ID]; fused || N > 1 {
+			// With its epilogue fused (conv_epilogue.go): one generic over
+			// (n, m, p, c), tagged niro.mm_e, that the convolution
+			// schedule blocks in the epilogue's tile loop (or hands to the
+			// contraction schedule as a batched product). More than one
+			// image: the same generic as a batched product (per-image
+			// products inserted into the batch bufferize to copies of the
+			// whole accumulator per image).
+			tag := "niro.contraction"
+			if fused {
+				tag = "niro.mm_e"
+			}
+			res3t := tensorTypeOf([]int64{N, M, P}, acc)
+			filled := fe.fill(fe.empty([]int64{N, M, P}, acc, nil), res3t, acc, fe.scalarConst(accElem, 0), 3)
+			mm := fe.tmp()
+			fe.generic(mm, []string{"parallel", "parallel", "parallel", "reduction"},
+				[]genericOperand{
+					{name: w2, typ: w2t, elem: elem, amap: affineMap(4, []string{"d1", "d3"})},
+					{name: x3, typ: x3t, elem: xElem, amap: affineMap(4, []string{"d0", "d3", "d2"})},
+				},
+				genericOperand{name: filled, typ: res3t, elem: acc, amap: affineMap(4, []string{"d0", "d1", "d2"})},
+				tag, func(args []string) string {
+					a, b := fe.widen(xt.Elem, args[0]), args[1]
+					if !xWide {
+						b = fe.widen(xt.Elem, b)
+					}
+					p, s := fe.tmp(), fe.tmp()
+					fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
+					fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
+					return s
+				})
+			fe.line("%s = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [%s] : %s into %s", sum, mm, dimList(accDims), res3t, accTyp)
+			fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
+			return
+		}
 		// One rank-3 product per image (the contraction schedule's
 		// common case), inserted into the [N, M, P] result.
 		all := fe.tmp()
@@ -335,6 +370,12 @@ func (fe *funcEmitter) conv1x1NHWC(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		"", func(args []string) string { return args[0] })
 	mmTyp := tensorTypeOf([]int64{rows, M}, acc)
 	filled := fe.fill(fe.empty([]int64{rows, M}, acc, nil), mmTyp, acc, fe.scalarConst(accElem, 0), 2)
+	// With its epilogue fused (conv_epilogue.go) the product is blocked
+	// by the convolution schedule in the epilogue's tile loop.
+	mmTag := "niro.contraction"
+	if fe.epiConv[op.Result.ID] {
+		mmTag = "niro.mm_e"
+	}
 	mm := fe.tmp()
 	fe.generic(mm, []string{"parallel", "parallel", "reduction"},
 		[]genericOperand{
@@ -342,7 +383,7 @@ func (fe *funcEmitter) conv1x1NHWC(op *niro.Conv, rt, xt, wt niro.TensorType, el
 			{name: wT, typ: wTt, elem: elem, amap: affineMap(3, []string{"d2", "d1"})},
 		},
 		genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
-		"niro.contraction", func(args []string) string {
+		mmTag, func(args []string) string {
 			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 			p, s := fe.tmp(), fe.tmp()
 			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)

@@ -38,7 +38,10 @@
 // is tiled with the convolution's block, the convolution, its fill and the
 // ops are fused into that tile loop, and the fused convolution tiles take
 // steps 3 to 6 as blocks (@conv_epi_blocks), so the epilogue runs on the
-// block's accumulator before its store.
+// block's accumulator before its store. A 1×1 convolution's product with
+// a fused epilogue (tagged niro.mm_e, emit/conv_nhwc.go) is fused the same
+// way through its tensor.expand_shape (@conv_epi_mm32) and takes the
+// contraction schedule's block steps instead (@conv_epi_mm_blocks).
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
@@ -395,6 +398,177 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // The NCHW root of a 1×1 convolution's matrix product (W [M, C] times
+  // X [N, C, OH·OW], loops n, m, p, c, then a tensor.expand_shape to
+  // N × M × OH × OW; emit/conv_nhwc.go, niro.mm_e): tiled by a register
+  // block of 8 output channels × 16 output columns (loops n, oh, ow, m),
+  // the region fused, then the tile's slice of the expand_shape bubbled
+  // up above it (tensor.bubble_up_extract_slice: a slice of 16 columns of
+  // one output row is contiguous in the product's [N, M, OH·OW]), so that
+  // the product and its fill fuse as any producer.
+  transform.named_sequence @conv_epi_mm32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 8, 1, 16] interchange = [0, 2, 3, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // The channels-last product of a 1×1 convolution ([N·OH·OW, C] times
+  // [C, M], then a tensor.expand_shape to N × OH × OW × M; conv1x1NHWC):
+  // a channels-last root (loops n, oh, ow, m) is tiled 1 × 1 × 8 × 16, an
+  // NCHW one (which reads the product transposed) 1 × 16 × 1 × 8 with the
+  // loops nested n, oh, ow, m: both a block of 8 output columns × 16
+  // output channels of the product.
+  transform.named_sequence @conv_epi_mmnhwc32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmnchw32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 8] interchange = [0, 2, 3, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mm_fuse(%lm: !transform.op<"scf.for"> {transform.readonly}) {
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.apply_patterns to %lm {
+      transform.apply_patterns.tensor.bubble_up_extract_slice
+    } : !transform.op<"scf.for">
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    // The fused fill's destination, a slice of the whole product's
+    // tensor.empty, becomes an empty tile: one block buffer, not an
+    // M × OH·OW one written through.
+    transform.apply_patterns to %lm {
+      transform.apply_patterns.tensor.fold_tensor_empty
+    } : !transform.op<"scf.for">
+    transform.yield
+  }
+  // After canonicalization, a fused product tile (static, at most 1 × 8 ×
+  // 16 × C) takes the contraction's block steps (schedule.mlir, steps 6
+  // and 7): its fill vectorized, the contracted loop made first and tiled
+  // by 1, each step vectorized (16 consecutive elements of X's row c, one
+  // broadcast element of each of the 8 rows of W, mulf then addf), the
+  // accumulator hoisted out of the contracted loop. A tagged product the fusion did not take
+  // is given back to the contraction schedule (niro.contraction).
+  transform.named_sequence @conv_match_mm_blk(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c8 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_mm_blk3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c8 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_mm_blk3(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.mm_blk3" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_mm3(%b: !transform.any_op {transform.consumed}) {
+    %fill = transform.get_producer_of_operand %b[2] : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %fill : !transform.any_op
+    %i = transform.structured.interchange %b iterator_interchange = [2, 0, 1]
+      : (!transform.any_op) -> !transform.any_op
+    %steps, %k = transform.structured.tile_using_for %i tile_sizes [1, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    transform.structured.vectorize %steps : !transform.any_op
+    %f = transform.get_parent_op %k {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %k : !transform.op<"scf.for">
+    transform.yield
+  }
+  transform.named_sequence @conv_match_any(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_mm_blk(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.mm_blk" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark_contraction(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.contraction" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_mm(%b: !transform.any_op {transform.consumed}) {
+    %fill = transform.get_producer_of_operand %b[2] : (!transform.any_op) -> !transform.any_op
+    transform.structured.vectorize %fill : !transform.any_op
+    %i = transform.structured.interchange %b iterator_interchange = [3, 0, 1, 2]
+      : (!transform.any_op) -> !transform.any_op
+    %steps, %k = transform.structured.tile_using_for %i tile_sizes [1, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">)
+    transform.structured.vectorize %steps : !transform.any_op
+    %f = transform.get_parent_op %k {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %k : !transform.op<"scf.for">
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mm_blocks(%root: !transform.any_op {transform.readonly}) {
+    %mm = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %mm
+        @conv_match_mm_blk -> @conv_mark_mm_blk,
+        @conv_match_mm_blk3 -> @conv_mark_mm_blk3,
+        @conv_match_any -> @conv_mark_contraction
+      : (!transform.any_op) -> !transform.any_op
+    %blk = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_blk} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %blk : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_mm failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %blk3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_blk3} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %blk3 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_mm3 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    transform.yield
+  }
   // An NCHW root of a channels-last convolution (loops n, m, oh, ow): the
   // same block, the loops nested n, oh, ow, m.
   transform.named_sequence @conv_epi_nchw32(%root: !transform.any_op {transform.consumed}) {
@@ -463,10 +637,27 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %dconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %convs, %rconvs, %dconvs : !transform.any_op
+    %mconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %convs, %rconvs, %dconvs, %mconvs : !transform.any_op
     transform.foreach %all : !transform.any_op {
     ^bb0(%c: !transform.any_op):
       transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
+    }
+    %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %m32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mm32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %mn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mn32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmnhwc32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %mc32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmnchw32 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %n32 : !transform.any_op {
@@ -527,7 +718,10 @@ module attributes {transform.with_named_sequence} {
     %c16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw16} in %root : (!transform.any_op) -> !transform.any_op
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows32} in %root : (!transform.any_op) -> !transform.any_op
     %r16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows16} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16 : !transform.any_op
+    %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
+    %mn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32 : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
@@ -897,6 +1091,7 @@ module attributes {transform.with_named_sequence} {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
     transform.include @conv_epi_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.include @conv_epi_mm_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
     %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     %b16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
