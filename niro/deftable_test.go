@@ -33,3 +33,26 @@ func TestDefTable(t *testing.T) {
 		t.Errorf("id 7000 found but never set")
 	}
 }
+
+// TestDefTableSparseChain checks that IDs which each lie just inside the
+// dense table's reach cannot grow it geometrically: a dozen
+// definitions keep it near their count (FuzzParse found such a module
+// exhausting memory when the reach was twice the table's own length).
+func TestDefTableSparseChain(t *testing.T) {
+	var tab defTable
+	id := int64(0)
+	for i := 0; i < 12; i++ {
+		tab.set(ValueID(id), defSite{index: int32(i)})
+		id = 2*(id+1) + denseSlack - 1
+	}
+	if max := 2*12 + denseSlack; len(tab.dense) > max {
+		t.Fatalf("dense table has %d entries for 12 definitions, want at most %d", len(tab.dense), max)
+	}
+	id = 0
+	for i := 0; i < 12; i++ {
+		if d, ok := tab.get(ValueID(id)); !ok || d.index != int32(i) {
+			t.Errorf("get(%d) = %+v, %v; want index %d", id, d, ok, i)
+		}
+		id = 2*(id+1) + denseSlack - 1
+	}
+}

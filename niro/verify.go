@@ -252,16 +252,20 @@ type defSite struct {
 // defTable maps value IDs to their definitions. IDs are dense in practice
 // (Function.NewValue counts up), so they index a slice: 32 bytes a value
 // instead of a map entry's 100 or so, which for a function of a million
-// ops is most of what the verifier holds. An ID far beyond those seen so
-// far (possible in hand-written IR text) goes to a map, so that a sparse
-// numbering cannot make the slice large.
+// ops is most of what the verifier holds. An ID far beyond the number of
+// definitions recorded so far (possible in hand-written IR text) goes to a
+// map, so that a sparse numbering cannot make the slice large: the slice
+// never holds more than 2·n + denseSlack entries for n definitions (a
+// bound on the slice's own length would let IDs that each double it, a
+// few dozen values, reach gigabytes).
 type defTable struct {
 	dense  []defSite
 	sparse map[ValueID]defSite
+	n      int64 // definitions recorded
 }
 
-// denseSlack is how far beyond twice the dense table's length an ID may
-// be and still extend it.
+// denseSlack is how far beyond twice the number of recorded definitions
+// an ID may be and still extend the dense table.
 const denseSlack = 1024
 
 func (t *defTable) get(id ValueID) (defSite, bool) {
@@ -291,7 +295,8 @@ func (t *defTable) reserve(f *Function) {
 // set records d for id, which get does not find.
 func (t *defTable) set(id ValueID, d defSite) {
 	d.ok = true
-	if int64(id) < 2*int64(len(t.dense))+denseSlack {
+	t.n++
+	if int64(id) < int64(len(t.dense)) || int64(id) < 2*t.n+denseSlack {
 		if int64(id) >= int64(len(t.dense)) {
 			t.dense = append(t.dense, make([]defSite, int(id)+1-len(t.dense))...)
 		}
