@@ -191,6 +191,9 @@ func (nc *nodeCtx) matmulONNX(x, y niro.Value) niro.Value {
 		y = nc.reshapeStatic(y, []int64{tensorOf(y).Dims[0], 1})
 	}
 	p := nc.matmulOp(x, y)
+	if nc.err != nil {
+		return p
+	}
 	if xr == 1 || yr == 1 {
 		pd := tensorOf(p).Dims
 		var dims []int64
