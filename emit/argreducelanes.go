@@ -81,23 +81,10 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 			fe.generic(r, iters, ins,
 				genericOperand{name: out, typ: outType, elem: pelem, amap: affineMap(K+2, partExprs)},
 				fmt.Sprintf("%s = %d : i64", tag, K+2), func(args []string) string {
-					ix := func(d int) string {
-						i := fe.tmp()
-						fe.line("%s = linalg.index %d : index", i, d)
-						return i
-					}
+					keptIx, p := fe.lanePosition(K, lanes, j0)
 					coords := make([]string, xt.Rank())
 					for j, a := range kept {
-						coords[a] = ix(j)
-					}
-					l, j := ix(K), ix(K+1)
-					jl, p := fe.tmp(), fe.tmp()
-					fe.line("%s = arith.muli %s, %s : index", jl, j, fe.index(lanes))
-					fe.line("%s = arith.addi %s, %s : index", p, jl, l)
-					if j0 > 0 {
-						q := fe.tmp()
-						fe.line("%s = arith.addi %s, %s : index", q, p, fe.index(j0*lanes))
-						p = q
+						coords[a] = keptIx[j]
 					}
 					coords[op.Axis] = p
 					e := fe.tmp()
@@ -106,30 +93,7 @@ func (fe *funcEmitter) argReduceLanes(op *niro.ArgReduce, xt, rt niro.TensorType
 				})
 			return r
 		}
-		full, rest := n/lanes, n%lanes
-		partials = steps(partials, partType, 0, full)
-		if rest > 0 {
-			sliceDims := append(append([]int64(nil), keptDims...), rest)
-			sliceType := tensorTypeOf(sliceDims, pelem)
-			var sizes []string
-			for j := 0; j < K; j++ {
-				if keptDims[j] < 0 {
-					sizes = append(sizes, keptDim(j))
-				} else {
-					sizes = append(sizes, strconv.FormatInt(keptDims[j], 10))
-				}
-			}
-			sizes = append(sizes, strconv.FormatInt(rest, 10))
-			zeros := strings.TrimSuffix(strings.Repeat("0, ", K+1), ", ")
-			ones := strings.TrimSuffix(strings.Repeat("1, ", K+1), ", ")
-			sl := fe.tmp()
-			fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", sl, partials, zeros, strings.Join(sizes, ", "), ones, partType, sliceType)
-			t := steps(sl, sliceType, full, 1)
-			ins := fe.tmp()
-			fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s", ins, t, partials, zeros, strings.Join(sizes, ", "), ones, sliceType, partType)
-			partials = ins
-		}
-		return partials
+		return fe.laneSteps(partials, partDims, pelem, n, lanes, keptDim, steps)
 	}
 	// fold reduces the partials over the lanes into out (of type outType,
 	// map outExprs over the kept axes) with combine.

@@ -103,23 +103,10 @@ func (fe *funcEmitter) reduceLanes(op *niro.Reduce, x niro.Value, xt niro.Tensor
 			[]genericOperand{{name: stepsT, typ: stepType, elem: "i8", amap: affineMap(K+2, []string{"d" + strconv.Itoa(K+1)})}},
 			genericOperand{name: out, typ: outType, elem: acc, amap: affineMap(K+2, partExprs)},
 			attrs, func(args []string) string {
-				ix := func(d int) string {
-					i := fe.tmp()
-					fe.line("%s = linalg.index %d : index", i, d)
-					return i
-				}
+				keptIx, p := fe.lanePosition(K, lanes, j0)
 				coords := make([]string, len(xt.Dims))
 				for j, a := range kept {
-					coords[a] = ix(j)
-				}
-				l, j := ix(K), ix(K+1)
-				jl, p := fe.tmp(), fe.tmp()
-				fe.line("%s = arith.muli %s, %s : index", jl, j, fe.index(lanes))
-				fe.line("%s = arith.addi %s, %s : index", p, jl, l)
-				if j0 > 0 {
-					q := fe.tmp()
-					fe.line("%s = arith.addi %s, %s : index", q, p, fe.index(j0*lanes))
-					p = q
+					coords[a] = keptIx[j]
 				}
 				if trailing {
 					coords = append(coords[:K], p)
@@ -149,30 +136,7 @@ func (fe *funcEmitter) reduceLanes(op *niro.Reduce, x niro.Value, xt niro.Tensor
 			})
 		return res
 	}
-	full, rest := run/lanes, run%lanes
-	partials := steps(pfilled, partType, 0, full)
-	if rest > 0 {
-		// The last L mod 4096 positions, one more step of lanes 0..rest-1.
-		sliceDims := append(append([]int64(nil), partDims[:K]...), rest)
-		sliceType := tensorTypeOf(sliceDims, acc)
-		var sizes []string
-		for j := 0; j < K; j++ {
-			if partDims[j] < 0 {
-				sizes = append(sizes, keptDim(j))
-			} else {
-				sizes = append(sizes, strconv.FormatInt(partDims[j], 10))
-			}
-		}
-		sizes = append(sizes, strconv.FormatInt(rest, 10))
-		zeros := strings.TrimSuffix(strings.Repeat("0, ", K+1), ", ")
-		ones := strings.TrimSuffix(strings.Repeat("1, ", K+1), ", ")
-		sl := fe.tmp()
-		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", sl, partials, zeros, strings.Join(sizes, ", "), ones, partType, sliceType)
-		t := steps(sl, sliceType, full, 1)
-		ins := fe.tmp()
-		fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s", ins, t, partials, zeros, strings.Join(sizes, ", "), ones, sliceType, partType)
-		partials = ins
-	}
+	partials := fe.laneSteps(pfilled, partDims, acc, run, lanes, keptDim, steps)
 	// The lane fold: the seed, then lanes 0..4095 in order.
 	var outExprs []string
 	var outDims []int64
@@ -206,4 +170,67 @@ func (fe *funcEmitter) reduceLanes(op *niro.Reduce, x niro.Value, xt niro.Tensor
 			}
 			return y
 		})
+}
+
+// lanePosition, in the body of a lane-partials generic over the K kept
+// axes, the lane axis l and a last reduction loop j (of a step starting at
+// j0), defines the kept axes' indices and the position p =
+// (j0+j)·lanes + l of the reduced run that lane l reads.
+func (fe *funcEmitter) lanePosition(K int, lanes, j0 int64) (kept []string, p string) {
+	ix := func(d int) string {
+		i := fe.tmp()
+		fe.line("%s = linalg.index %d : index", i, d)
+		return i
+	}
+	kept = make([]string, K)
+	for j := range kept {
+		kept[j] = ix(j)
+	}
+	l, j := ix(K), ix(K+1)
+	jl := fe.tmp()
+	p = fe.tmp()
+	fe.line("%s = arith.muli %s, %s : index", jl, j, fe.index(lanes))
+	fe.line("%s = arith.addi %s, %s : index", p, jl, l)
+	if j0 > 0 {
+		q := fe.tmp()
+		fe.line("%s = arith.addi %s, %s : index", q, p, fe.index(j0*lanes))
+		p = q
+	}
+	return kept, p
+}
+
+// laneSteps folds a run of n positions into the lane partials (of shape
+// partDims: the kept axes, dynamic ones sized by keptDim, then the lane
+// axis of lanes; element elem) with steps(out, outType, j0, count), which
+// folds positions (j0+j)·lanes + l, j = 0..count-1, into the lanes of out:
+// the n/lanes full steps over partials and, when lanes does not divide n,
+// one more step over the first n mod lanes lanes, a slice of the partials
+// inserted back. It returns the folded partials.
+func (fe *funcEmitter) laneSteps(partials string, partDims []int64, elem string, n, lanes int64, keptDim func(int) string, steps func(out, outType string, j0, count int64) string) string {
+	K := len(partDims) - 1
+	partType := tensorTypeOf(partDims, elem)
+	full, rest := n/lanes, n%lanes
+	partials = steps(partials, partType, 0, full)
+	if rest == 0 {
+		return partials
+	}
+	sliceDims := append(append([]int64(nil), partDims[:K]...), rest)
+	sliceType := tensorTypeOf(sliceDims, elem)
+	var sizes []string
+	for j := 0; j < K; j++ {
+		if partDims[j] < 0 {
+			sizes = append(sizes, keptDim(j))
+		} else {
+			sizes = append(sizes, strconv.FormatInt(partDims[j], 10))
+		}
+	}
+	sizes = append(sizes, strconv.FormatInt(rest, 10))
+	zeros := strings.TrimSuffix(strings.Repeat("0, ", K+1), ", ")
+	ones := strings.TrimSuffix(strings.Repeat("1, ", K+1), ", ")
+	sl := fe.tmp()
+	fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", sl, partials, zeros, strings.Join(sizes, ", "), ones, partType, sliceType)
+	t := steps(sl, sliceType, full, 1)
+	ins := fe.tmp()
+	fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s", ins, t, partials, zeros, strings.Join(sizes, ", "), ones, sliceType, partType)
+	return ins
 }
