@@ -11,35 +11,17 @@ package main
 
 import (
 	"encoding/binary"
-	"flag"
-	"log"
 	"math"
-	"os"
-	"path/filepath"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/niro-dev/niro/onnxpb"
+	"github.com/niro-dev/niro/scripts/internal/genonnx"
 )
 
 func main() {
-	out := flag.String("o", "", "output directory")
-	flag.Parse()
-	if *out == "" {
-		log.Fatal("genact: -o DIR is required")
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		log.Fatal(err)
-	}
+	out := genonnx.OutDir("genact")
 	f32 := int32(onnxpb.TensorProto_FLOAT)
-	vi := func(name string, dims ...int64) *onnxpb.ValueInfoProto {
-		shape := &onnxpb.TensorShapeProto{}
-		for _, d := range dims {
-			shape.Dim = append(shape.Dim, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
-		}
-		return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
-			TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(f32), Shape: shape}}}}
-	}
 	vec := func(name string, n int, f func(i int) float32) *onnxpb.TensorProto {
 		raw := make([]byte, 4*n)
 		for i := 0; i < n; i++ {
@@ -48,23 +30,10 @@ func main() {
 		return &onnxpb.TensorProto{Name: proto.String(name), Dims: []int64{int64(n)}, DataType: proto.Int32(f32), RawData: raw}
 	}
 	write := func(name string, dims []int64, node *onnxpb.NodeProto, inits ...*onnxpb.TensorProto) {
-		node.Name = proto.String(name)
-		node.Output = []string{"y"}
-		g := &onnxpb.GraphProto{Name: proto.String(name), Node: []*onnxpb.NodeProto{node}, Initializer: inits,
-			Input: []*onnxpb.ValueInfoProto{vi("x", dims...)}, Output: []*onnxpb.ValueInfoProto{vi("y", dims...)}}
-		m := &onnxpb.ModelProto{IrVersion: proto.Int64(9), Graph: g,
-			OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(20)}}}
-		data, err := proto.Marshal(m)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(*out, name+".onnx"), data, 0o644); err != nil {
-			log.Fatal(err)
-		}
+		x := genonnx.Info("x", onnxpb.TensorProto_FLOAT, dims...)
+		genonnx.WriteNode(out, name, x, genonnx.Info("y", onnxpb.TensorProto_FLOAT, dims...), node, inits...)
 	}
-	op := func(t string, in ...string) *onnxpb.NodeProto {
-		return &onnxpb.NodeProto{OpType: proto.String(t), Input: in}
-	}
+	op := genonnx.Op
 	rows := []int64{64, 1024}
 	big := []int64{1024, 1024}
 	write("softmax", rows, op("Softmax", "x"))

@@ -11,45 +11,18 @@
 package main
 
 import (
-	"flag"
-	"log"
-	"os"
-	"path/filepath"
-
 	"google.golang.org/protobuf/proto"
 
 	"github.com/niro-dev/niro/onnxpb"
+	"github.com/niro-dev/niro/scripts/internal/genonnx"
 )
 
 func main() {
-	out := flag.String("o", "", "output directory")
-	flag.Parse()
-	if *out == "" {
-		log.Fatal("genmatmul: -o DIR is required")
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		log.Fatal(err)
-	}
-	vi := func(name string, elem onnxpb.TensorProto_DataType, dims ...string) *onnxpb.ValueInfoProto {
-		shape := &onnxpb.TensorShapeProto{}
-		for _, d := range dims {
-			shape.Dim = append(shape.Dim, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimParam{DimParam: d}})
-		}
-		return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
-			TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(elem)), Shape: shape}}}}
-	}
+	out := genonnx.OutDir("genmatmul")
+	vi := genonnx.SymInfo
 	write := func(name string, node *onnxpb.NodeProto, in []*onnxpb.ValueInfoProto, res *onnxpb.ValueInfoProto) {
-		m := &onnxpb.ModelProto{IrVersion: proto.Int64(8),
-			Graph: &onnxpb.GraphProto{Name: proto.String(name), Node: []*onnxpb.NodeProto{node}, Input: in,
-				Output: []*onnxpb.ValueInfoProto{res}},
-			OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(17)}}}
-		data, err := proto.Marshal(m)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(*out, name+".onnx"), data, 0o644); err != nil {
-			log.Fatal(err)
-		}
+		genonnx.Write(out, 8, 17, &onnxpb.GraphProto{Name: proto.String(name), Node: []*onnxpb.NodeProto{node}, Input: in,
+			Output: []*onnxpb.ValueInfoProto{res}})
 	}
 	matmul := &onnxpb.NodeProto{Name: proto.String("mm"), OpType: proto.String("MatMul"), Input: []string{"a", "b"}, Output: []string{"c"}}
 	f32, f64 := onnxpb.TensorProto_FLOAT, onnxpb.TensorProto_DOUBLE
