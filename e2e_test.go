@@ -4,12 +4,14 @@ import (
 	"context"
 	"debug/elf"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
@@ -58,6 +60,14 @@ func seq(n int, scale float32) []float32 {
 // every pipeline gives the same bits.
 func runNiro(t *testing.T, src string, inputs ...tensorio.Tensor) []tensorio.Tensor {
 	t.Helper()
+	return runNiroWithin(t, 0, src, inputs...)
+}
+
+// runNiroWithin is runNiro with a deadline when limit > 0: each build and
+// run under host and host-O0 must finish within limit, so that a schedule
+// that does not terminate fails the test instead of hanging it.
+func runNiroWithin(t *testing.T, limit time.Duration, src string, inputs ...tensorio.Tensor) []tensorio.Tensor {
+	t.Helper()
 	requireTools(t)
 	m, err := niro.Parse(t.Name()+".niro", []byte(src))
 	if err != nil {
@@ -66,22 +76,45 @@ func runNiro(t *testing.T, src string, inputs ...tensorio.Tensor) []tensorio.Ten
 	if err := niro.Verify(m); err != nil {
 		t.Fatalf("invalid test program:\n%v", err)
 	}
-	ctx := context.Background()
+	return runHostPipelines(t, limit, func() (*niro.Module, error) { return m, nil }, inputs...)
+}
+
+// runHostPipelines builds the module load returns (called once for each
+// pipeline) under host and host-O0 and runs it on inputs, each build and
+// run within limit when limit > 0. It returns the host outputs after
+// checking that host-O0 gives the same bytes.
+func runHostPipelines(t *testing.T, limit time.Duration, load func() (*niro.Module, error), inputs ...tensorio.Tensor) []tensorio.Tensor {
+	t.Helper()
+	requireTools(t)
 	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(ctx)
+	tc, err := env.findTools(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
+	within := ""
+	if limit > 0 {
+		within = fmt.Sprintf(" (limit %v)", limit)
+	}
 	var first []tensorio.Tensor
 	for _, p := range []string{"host", "host-O0"} {
+		m, err := load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.Background(), context.CancelFunc(func() {})
+		if limit > 0 {
+			ctx, cancel = context.WithTimeout(ctx, limit)
+		}
 		hm, err := env.buildHost(ctx, tc, m, p)
 		if err != nil {
-			t.Fatalf("%s: %v", p, err)
+			cancel()
+			t.Fatalf("%s: %v%s", p, err, within)
 		}
 		res, err := env.execute(ctx, tc, hm, inputs, 0, 0)
 		hm.cleanup()
+		cancel()
 		if err != nil {
-			t.Fatalf("%s: %v", p, err)
+			t.Fatalf("%s: %v%s", p, err, within)
 		}
 		if first == nil {
 			first = res.Outputs

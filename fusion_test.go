@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -74,6 +75,13 @@ func fusionNode(op string, out string, in ...string) *onnxpb.NodeProto {
 // including its step last (a pass or a schedule's name).
 func fusedIRThrough(t *testing.T, path, last string) string {
 	t.Helper()
+	return irThrough(t, 0, path, last)
+}
+
+// irThrough is fusedIRThrough with a deadline when limit > 0: a lowering
+// that does not finish within limit fails the test instead of hanging it.
+func irThrough(t *testing.T, limit time.Duration, path, last string) string {
+	t.Helper()
 	requireTools(t)
 	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
 	if err != nil {
@@ -94,13 +102,21 @@ func fusedIRThrough(t *testing.T, path, last string) string {
 	}
 	p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
 	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(context.Background())
+	ctx, cancel := context.Background(), context.CancelFunc(func() {})
+	if limit > 0 {
+		ctx, cancel = context.WithTimeout(ctx, limit)
+	}
+	defer cancel()
+	tc, err := env.findTools(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tc.Progress = nil
-	ir, err := tc.Lower(context.Background(), out.MLIR, p)
+	ir, err := tc.Lower(ctx, out.MLIR, p)
 	if err != nil {
+		if limit > 0 {
+			t.Fatalf("%v (limit %v)", err, limit)
+		}
 		t.Fatal(err)
 	}
 	return ir

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -13,98 +11,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
-	"github.com/niro-dev/niro/toolchain"
 )
 
-// runNiroWithin is runNiro with a deadline: each build and run under host
-// and host-O0 must finish within limit, so that a schedule that does not
-// terminate fails the test instead of hanging it. It returns the host
-// outputs after checking that host-O0 gives the same bytes.
-func runNiroWithin(t *testing.T, limit time.Duration, src string, inputs ...tensorio.Tensor) []tensorio.Tensor {
-	t.Helper()
-	requireTools(t)
-	m, err := niro.Parse(t.Name()+".niro", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := niro.Verify(m); err != nil {
-		t.Fatalf("invalid test program:\n%v", err)
-	}
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var first []tensorio.Tensor
-	for _, p := range []string{"host", "host-O0"} {
-		ctx, cancel := context.WithTimeout(context.Background(), limit)
-		hm, err := env.buildHost(ctx, tc, m, p)
-		if err != nil {
-			cancel()
-			t.Fatalf("%s: %v (limit %v)", p, err, limit)
-		}
-		res, err := env.execute(ctx, tc, hm, inputs, 0, 0)
-		hm.cleanup()
-		cancel()
-		if err != nil {
-			t.Fatalf("%s: %v (limit %v)", p, err, limit)
-		}
-		if first == nil {
-			first = res.Outputs
-			continue
-		}
-		for i := range first {
-			if string(first[i].Data) != string(res.Outputs[i].Data) {
-				t.Errorf("output %d differs between host and %s", i, p)
-			}
-		}
-	}
-	return first
-}
-
 // irThroughWithin is fusedIRThrough (the host pipeline's IR after the
-// step last) with a deadline.
+// step last) of the niro text src, with a deadline.
 func irThroughWithin(t *testing.T, limit time.Duration, src, last string) string {
 	t.Helper()
-	requireTools(t)
 	path := filepath.Join(t.TempDir(), "m.niro")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := lookupPipeline("host")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := -1
-	for i, s := range p.Steps {
-		if s.Pass == last || s.Schedule == last {
-			cut = i
-		}
-	}
-	if cut < 0 {
-		t.Fatalf("the host pipeline has no step %s", last)
-	}
-	p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc.Progress = nil
-	ir, err := tc.Lower(ctx, out.MLIR, p)
-	if err != nil {
-		t.Fatalf("%v (limit %v)", err, limit)
-	}
-	return ir
+	return irThrough(t, limit, path, last)
 }
 
 // TestE2EPoolOneChannelBlock checks 2-D pools whose channel count leaves
