@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,33 +24,15 @@ import (
 // and output y and returns its path.
 func fusionModel(t *testing.T, name string, dims []int64, nodes []*onnxpb.NodeProto, inits ...*onnxpb.TensorProto) string {
 	t.Helper()
-	f32 := int32(onnxpb.TensorProto_FLOAT)
-	vi := func(name string, dims []int64) *onnxpb.ValueInfoProto {
-		shape := &onnxpb.TensorShapeProto{}
-		for _, d := range dims {
-			shape.Dim = append(shape.Dim, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
-		}
-		return &onnxpb.ValueInfoProto{Name: proto.String(name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
-			TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(f32), Shape: shape}}}}
-	}
 	out := append([]int64(nil), dims...)
 	for _, in := range inits {
 		if in.GetName() == "W2" {
 			out[len(out)-1] = in.Dims[1]
 		}
 	}
-	g := &onnxpb.GraphProto{Name: proto.String(name), Node: nodes, Initializer: inits,
-		Input: []*onnxpb.ValueInfoProto{vi("x", dims)}, Output: []*onnxpb.ValueInfoProto{vi("y", out)}}
-	m := &onnxpb.ModelProto{IrVersion: proto.Int64(9), Graph: g,
-		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(20)}}}
-	data, err := proto.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f32 := onnxpb.TensorProto_FLOAT
 	path := filepath.Join(t.TempDir(), name+".onnx")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	opModel{name: name, ir: 9, opset: 20, ins: []opValue{{"x", f32, dims}}, outs: []opValue{{"y", f32, out}}, nodes: nodes, inits: inits}.write(t, path)
 	return path
 }
 

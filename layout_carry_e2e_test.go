@@ -1,12 +1,9 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
-	"io"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -16,13 +13,14 @@ import (
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/interp"
+	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/onnxpb"
 	"github.com/niro-dev/niro/tensorio"
 )
 
-// lcBuilder builds the small ONNX graphs of layoutCarryCases, as
-// examples/internal/onnxgen does for the example models (which this
-// package cannot import): deterministic pseudo-random f32 weights.
+// lcBuilder collects the nodes and initializers of layoutCarryCases'
+// graphs (written as an opModel): deterministic pseudo-random f32
+// weights.
 type lcBuilder struct {
 	rng   *rand.Rand
 	nodes []*onnxpb.NodeProto
@@ -34,6 +32,8 @@ type lcValue struct {
 	Name string
 	Dims []int64
 }
+
+func (v lcValue) op() opValue { return opValue{v.Name, onnxpb.TensorProto_FLOAT, v.Dims} }
 
 func (b *lcBuilder) Init(name string, dims []int64, center, scale float32) string {
 	raw := make([]byte, 4*numel(dims))
@@ -56,54 +56,25 @@ func (b *lcBuilder) Ints(name string, v ...int64) string {
 }
 
 func (b *lcBuilder) Node(op string, ins []string, out string, attrs ...*onnxpb.AttributeProto) string {
-	b.nodes = append(b.nodes, &onnxpb.NodeProto{Name: proto.String(out), OpType: proto.String(op), Input: ins, Output: []string{out}, Attribute: attrs})
+	b.nodes = append(b.nodes, opNode(op, ins, []string{out}, attrs...))
 	return out
-}
-
-func lcInts(name string, v ...int64) *onnxpb.AttributeProto {
-	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
-}
-
-func lcInt(name string, v int64) *onnxpb.AttributeProto {
-	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(v)}
-}
-
-func lcString(name, v string) *onnxpb.AttributeProto {
-	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
 }
 
 // Conv adds a k×k Conv of cin → cout channels with a bias.
 func (b *lcBuilder) Conv(name, x string, cin, cout, k, pad int64) string {
 	ins := []string{x, b.Init(name+".weight", []int64{cout, cin, k, k}, 0, float32(math.Sqrt(3/float64(cin*k*k)))), b.Init(name+".bias", []int64{cout}, 0, 0.1)}
-	return b.Node("Conv", ins, name, lcInts("dilations", 1, 1), lcInt("group", 1), lcInts("kernel_shape", k, k),
-		lcInts("pads", pad, pad, pad, pad), lcInts("strides", 1, 1))
-}
-
-func lcInfo(v lcValue) *onnxpb.ValueInfoProto {
-	var dims []*onnxpb.TensorShapeProto_Dimension
-	for _, d := range v.Dims {
-		dims = append(dims, &onnxpb.TensorShapeProto_Dimension{Value: &onnxpb.TensorShapeProto_Dimension_DimValue{DimValue: d}})
-	}
-	return &onnxpb.ValueInfoProto{Name: proto.String(v.Name), Type: &onnxpb.TypeProto{Value: &onnxpb.TypeProto_TensorType{
-		TensorType: &onnxpb.TypeProto_Tensor{ElemType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), Shape: &onnxpb.TensorShapeProto{Dim: dims}},
-	}}}
+	return b.Node("Conv", ins, name, attrIs("dilations", 1, 1), attrI("group", 1), attrIs("kernel_shape", k, k),
+		attrIs("pads", pad, pad, pad, pad), attrIs("strides", 1, 1))
 }
 
 // Write writes path (opset 17).
 func (b *lcBuilder) Write(t *testing.T, path, name string, inputs []lcValue, output lcValue) {
-	g := &onnxpb.GraphProto{Name: proto.String(name), Initializer: b.inits, Node: b.nodes, Output: []*onnxpb.ValueInfoProto{lcInfo(output)}}
+	t.Helper()
+	m := opModel{name: name, ir: 8, opset: 17, outs: []opValue{output.op()}, nodes: b.nodes, inits: b.inits}
 	for _, v := range inputs {
-		g.Input = append(g.Input, lcInfo(v))
+		m.ins = append(m.ins, v.op())
 	}
-	m := &onnxpb.ModelProto{IrVersion: proto.Int64(8), ProducerName: proto.String("niro layout test"),
-		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(17)}}, Graph: g}
-	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	m.write(t, path)
 }
 
 // layoutCarryCase is a small ONNX model whose convolutions are joined by
@@ -126,13 +97,13 @@ type layoutCarryCase struct {
 func convTranspose(b *lcBuilder, name, x string, cin, cout, k, stride, pad, outPad int64) string {
 	w := b.Init(name+".weight", []int64{cin, cout, k, k}, 0, 0.3)
 	return b.Node("ConvTranspose", []string{x, w, b.Init(name+".bias", []int64{cout}, 0, 0.1)}, name,
-		lcInts("dilations", 1, 1), lcInt("group", 1), lcInts("kernel_shape", k, k),
-		lcInts("pads", pad, pad, pad, pad), lcInts("strides", stride, stride), lcInts("output_padding", outPad, outPad))
+		attrIs("dilations", 1, 1), attrI("group", 1), attrIs("kernel_shape", k, k),
+		attrIs("pads", pad, pad, pad, pad), attrIs("strides", stride, stride), attrIs("output_padding", outPad, outPad))
 }
 
 func resize(b *lcBuilder, name, x, mode string) string {
 	return b.Node("Resize", []string{x, "", b.Values(name+".scales", []int64{4}, 1, 1, 2, 2)}, name,
-		lcString("mode", mode), lcString("coordinate_transformation_mode", "half_pixel"))
+		attrS("mode", mode), attrS("coordinate_transformation_mode", "half_pixel"))
 }
 
 var layoutCarryCases = []layoutCarryCase{
@@ -142,9 +113,9 @@ var layoutCarryCases = []layoutCarryCase{
 		build: func(b *lcBuilder) ([]lcValue, lcValue) {
 			a := b.Node("Relu", []string{b.Conv("a", "x", 4, 8, 3, 1)}, "relu_a")
 			c := b.Conv("c", "x", 4, 6, 1, 0)
-			h := b.Node("Concat", []string{a, c}, "cat", lcInt("axis", 1))
+			h := b.Node("Concat", []string{a, c}, "cat", attrI("axis", 1))
 			h = b.Conv("d", h, 14, 8, 3, 1)
-			w := b.Node("Concat", []string{h, a}, "catw", lcInt("axis", 3))
+			w := b.Node("Concat", []string{h, a}, "catw", attrI("axis", 3))
 			return []lcValue{{Name: "x", Dims: []int64{1, 4, 7, 6}}}, lcValue{Name: b.Conv("e", w, 8, 5, 3, 1), Dims: []int64{1, 5, 7, 12}}
 		},
 		want:    []string{"tensor<1x7x6x14xf32>", "tensor<1x7x12x8xf32>"},
@@ -156,7 +127,7 @@ var layoutCarryCases = []layoutCarryCase{
 		name: "concat_skip",
 		build: func(b *lcBuilder) ([]lcValue, lcValue) {
 			a := b.Conv("a", "x", 4, 8, 3, 1)
-			h := b.Node("Concat", []string{a, "skip"}, "cat", lcInt("axis", 1))
+			h := b.Node("Concat", []string{a, "skip"}, "cat", attrI("axis", 1))
 			return []lcValue{{Name: "x", Dims: []int64{1, 4, 6, 5}}, {Name: "skip", Dims: []int64{1, 3, 6, 5}}},
 				lcValue{Name: b.Conv("d", h, 11, 4, 3, 1), Dims: []int64{1, 4, 6, 5}}
 		},
@@ -225,7 +196,7 @@ var layoutCarryCases = []layoutCarryCase{
 		name: "rows_nchw",
 		build: func(b *lcBuilder) ([]lcValue, lcValue) {
 			a := b.Conv("a", "x", 4, 8, 3, 1)
-			h := b.Node("Concat", []string{a, "x"}, "cat", lcInt("axis", 1))
+			h := b.Node("Concat", []string{a, "x"}, "cat", attrI("axis", 1))
 			return []lcValue{{Name: "x", Dims: []int64{1, 4, 5, 16}}}, lcValue{Name: b.Conv("d", h, 12, 4, 3, 1), Dims: []int64{1, 4, 5, 16}}
 		},
 		want:    []string{"niro.conv2d_rows", "tensor<1x12x5x16xf32>"},
@@ -241,7 +212,7 @@ var layoutCarryCases = []layoutCarryCase{
 			a := b.Conv("a", "x", 3, 8, 3, 1)
 			s := b.Node("Slice", []string{a, b.Ints("starts", 1, 0), b.Ints("ends", 9, 7), b.Ints("axes", 2, 3), b.Ints("steps", 2, 2)}, "slice")
 			r := b.Node("Relu", []string{s}, "relu")
-			return []lcValue{{Name: "x", Dims: []int64{1, 3, 9, 7}}}, lcValue{Name: b.Node("Transpose", []string{r}, "t", lcInts("perm", 0, 2, 3, 1)), Dims: []int64{1, 4, 4, 8}}
+			return []lcValue{{Name: "x", Dims: []int64{1, 3, 9, 7}}}, lcValue{Name: b.Node("Transpose", []string{r}, "t", attrIs("perm", 0, 2, 3, 1)), Dims: []int64{1, 4, 4, 8}}
 		},
 		want:    []string{`tensor\.extract_slice %[0-9]+\[0, 1, 0, 0\] \[1, 4, 4, 8\] \[1, 2, 2, 1\]`},
 		notWant: []string{"tensor<1x8x4x4xf32>"},
@@ -253,7 +224,7 @@ var layoutCarryCases = []layoutCarryCase{
 		name: "pad_slice",
 		build: func(b *lcBuilder) ([]lcValue, lcValue) {
 			a := b.Conv("a", "x", 3, 8, 3, 1)
-			p := b.Node("Pad", []string{a, b.Ints("pads", 0, 0, 1, 2, 0, 0, 2, 1)}, "pad", lcString("mode", "reflect"))
+			p := b.Node("Pad", []string{a, b.Ints("pads", 0, 0, 1, 2, 0, 0, 2, 1)}, "pad", attrS("mode", "reflect"))
 			c := b.Conv("c", p, 8, 6, 3, 0)
 			s := b.Node("Slice", []string{c, b.Ints("starts", 1, 6), b.Ints("ends", 6, 0), b.Ints("axes", 2, 3), b.Ints("steps", 1, -1)}, "slice")
 			return []lcValue{{Name: "x", Dims: []int64{1, 3, 6, 7}}}, lcValue{Name: b.Conv("d", s, 6, 4, 3, 1), Dims: []int64{1, 4, 5, 6}}
@@ -315,33 +286,7 @@ func TestLayoutCarriedOps(t *testing.T) {
 			for i, v := range ins {
 				inputs = append(inputs, tf32(v.Dims, seq(numel(v.Dims), 0.5+0.25*float32(i))))
 			}
-			ctx := context.Background()
-			env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-			tc, err := env.findTools(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var first []tensorio.Tensor
-			for _, p := range []string{"host", "host-O0"} {
-				m, err := loadModule(path, ShapeFlags{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				hm, err := env.buildHost(ctx, tc, m, p)
-				if err != nil {
-					t.Fatalf("%s: %v", p, err)
-				}
-				r, err := env.execute(ctx, tc, hm, inputs, 0, 0)
-				hm.cleanup()
-				if err != nil {
-					t.Fatalf("%s: %v", p, err)
-				}
-				if first == nil {
-					first = r.Outputs
-				} else if string(first[0].Data) != string(r.Outputs[0].Data) {
-					t.Errorf("host and %s differ", p)
-				}
-			}
+			first := runHostPipelines(t, 0, func() (*niro.Module, error) { return loadModule(path, ShapeFlags{}) }, inputs...)
 			m, err := loadModule(path, ShapeFlags{})
 			if err != nil {
 				t.Fatal(err)

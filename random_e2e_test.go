@@ -12,7 +12,10 @@ import (
 	"github.com/niro-dev/niro/tensorio"
 )
 
-// opValue declares a graph input or output of an ONNX test model.
+// opValue declares a graph input or output of an ONNX test model. With
+// opNode, the attr* helpers and opModel it is the root tests' one ONNX
+// model builder (examples/internal/onnxgen is out of this package's
+// reach).
 type opValue struct {
 	name string
 	elem onnxpb.TensorProto_DataType
@@ -49,28 +52,47 @@ func attrIs(name string, v ...int64) *onnxpb.AttributeProto {
 	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
 }
 
+func attrS(name, v string) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_STRING.Enum(), S: []byte(v)}
+}
+
+// opModel is a one-graph ONNX test model importing the default domain.
+type opModel struct {
+	name      string // the graph's
+	ir, opset int64  // the IR version and the opset
+	ins, outs []opValue
+	nodes     []*onnxpb.NodeProto
+	inits     []*onnxpb.TensorProto
+}
+
+// write writes the model to path.
+func (m opModel) write(t *testing.T, path string) {
+	t.Helper()
+	g := &onnxpb.GraphProto{Name: proto.String(m.name), Node: m.nodes, Initializer: m.inits}
+	for _, v := range m.ins {
+		g.Input = append(g.Input, v.info())
+	}
+	for _, v := range m.outs {
+		g.Output = append(g.Output, v.info())
+	}
+	mp := &onnxpb.ModelProto{IrVersion: proto.Int64(m.ir), Graph: g,
+		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(m.opset)}}}
+	data, err := proto.MarshalOptions{Deterministic: true}.Marshal(mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // runOpModel writes an ONNX model of the default domain at opset, compiles
 // it for the host and runs it on inputs.
 func runOpModel(t *testing.T, opset int64, ins, outs []opValue, nodes []*onnxpb.NodeProto, inputs ...tensorio.Tensor) []tensorio.Tensor {
 	t.Helper()
 	requireTools(t)
-	g := &onnxpb.GraphProto{Name: proto.String("g"), Node: nodes}
-	for _, v := range ins {
-		g.Input = append(g.Input, v.info())
-	}
-	for _, v := range outs {
-		g.Output = append(g.Output, v.info())
-	}
-	m := &onnxpb.ModelProto{IrVersion: proto.Int64(10), Graph: g,
-		OpsetImport: []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(opset)}}}
-	data, err := proto.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
 	path := filepath.Join(t.TempDir(), "model.onnx")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	opModel{name: "g", ir: 10, opset: opset, ins: ins, outs: outs, nodes: nodes}.write(t, path)
 	mf, err := openModel(path, ShapeFlags{})
 	if err != nil {
 		t.Fatal(err)
