@@ -2,7 +2,6 @@ package toolchain
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -12,10 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/niro-dev/niro/emit"
-	"github.com/niro-dev/niro/niro"
 )
 
 // argLaneCase is an ArgMax or ArgMin over the last axis in lanes
@@ -39,14 +34,6 @@ func (c argLaneCase) String() string {
 // named @name.
 func (c argLaneCase) module(t *testing.T, name string) string {
 	t.Helper()
-	ty := func(d []int64, elem string) string {
-		var sb strings.Builder
-		sb.WriteString("tensor<")
-		for _, v := range d {
-			fmt.Fprintf(&sb, "%dx", v)
-		}
-		return sb.String() + elem + ">"
-	}
 	var rd []int64
 	for i, d := range c.dims {
 		switch {
@@ -57,22 +44,26 @@ func (c argLaneCase) module(t *testing.T, name string) string {
 		}
 	}
 	src := fmt.Sprintf("func @argl(%[1]s) -> (%[2]s) {\n^bb0(%%0: %[1]s):\n  %%1 = %[3]s %%0 {axis = %[4]d, keep_dims = %[5]v, select_last = %[6]v} : (%[1]s) -> %[2]s\n  return %%1 : %[2]s\n}\n",
-		ty(c.dims, "f32"), ty(rd, "i64"), c.op, c.axis, c.keep, c.last)
-	m, err := niro.Parse("argl.niro", []byte(src))
-	if err != nil {
+		tensorText(c.dims, "f32"), tensorText(rd, "i64"), c.op, c.axis, c.keep, c.last)
+	return emittedFunc(t, src, "argl", name)
+}
+
+// call writes an operand of c (argLaneInput's values) to path and returns
+// the call of @fn on it.
+func (c argLaneCase) call(t *testing.T, r *rand.Rand, fn, path string) ioCall {
+	t.Helper()
+	n, out := 1, 1
+	for j, d := range c.dims {
+		n *= int(d)
+		if j != c.axis {
+			out *= int(d)
+		}
+	}
+	in := argLaneInput(r, n)
+	if err := os.WriteFile(path, in, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := emit.Module(m, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := out.MLIR
-	start := strings.Index(text, "  func.func @argl(")
-	end := strings.LastIndex(text, "\n}")
-	if start < 0 || end < start {
-		t.Fatalf("unexpected emitted module:\n%s", text)
-	}
-	return strings.Replace(text[start:end+1], "@argl(", "@"+name+"(", 1)
+	return ioCall{fn: fn, inputs: []string{path}, inBytes: []int64{int64(len(in))}, outBytes: []int64{int64(8 * out)}}
 }
 
 // argLaneInput returns n f32 values, little-endian: small integers (many
@@ -114,71 +105,25 @@ func argLaneCases() []argLaneCase {
 // niro.lanevec tag), while an axis that is not the last keeps the scan.
 func TestArgReduceLanesVectorized(t *testing.T) {
 	tc := needTools(t)
-	ctx := context.Background()
 	cases := argLaneCases()
 	r := rand.New(rand.NewPCG(3, 4))
 	dir := t.TempDir()
 	var module strings.Builder
 	var calls []ioCall
 	for i, c := range cases {
-		module.WriteString(c.module(t, fmt.Sprintf("argl_%d", i)))
-		n, out := 1, 1
-		for j, d := range c.dims {
-			n *= int(d)
-			if j != c.axis {
-				out *= int(d)
-			}
-		}
-		in := argLaneInput(r, n)
-		pa := filepath.Join(dir, fmt.Sprintf("x%d.bin", i))
-		if err := os.WriteFile(pa, in, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		calls = append(calls, ioCall{fn: fmt.Sprintf("argl_%d", i), inputs: []string{pa},
-			inBytes: []int64{int64(len(in))}, outBytes: []int64{int64(8 * out)}})
+		fn := fmt.Sprintf("argl_%d", i)
+		module.WriteString(c.module(t, fn))
+		calls = append(calls, c.call(t, r, fn, filepath.Join(dir, fmt.Sprintf("x%d.bin", i))))
 	}
 	mod := "module {\n" + module.String() + "}\n"
-	results := map[string][][]byte{}
-	for _, name := range []string{"host", "host-O0"} {
-		p := pipeline(t, name)
-		lowered, err := tc.Lower(ctx, mod, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs := make([]ioCall, len(calls))
-		for i, call := range calls {
-			call.outputs = []string{filepath.Join(dir, fmt.Sprintf("%s_y%d.bin", name, i))}
-			cs[i] = call
-		}
-		if _, err := tc.Run(ctx, joinModule(t, lowered, ioMain(lowered, cs, 0)), RunOptions{OptLevel: p.OptLevel}); err != nil {
-			t.Fatal(err)
-		}
-		for _, call := range cs {
-			b, err := os.ReadFile(call.outputs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[name] = append(results[name], b)
-		}
-	}
+	results := runHostAndO0(t, tc, mod, calls, dir)
 	for i, c := range cases {
 		if !bytes.Equal(results["host"][i], results["host-O0"][i]) {
 			t.Errorf("%v: host's indices differ from the naive loop nest's", c)
 		}
 	}
 
-	host := pipeline(t, "host")
-	upto := Pipeline{Name: "host-to-reduction", OptLevel: host.OptLevel}
-	for _, s := range host.Steps {
-		upto.Steps = append(upto.Steps, s)
-		if s.Schedule == "reduction" {
-			break
-		}
-	}
-	scheduled, err := tc.Lower(ctx, mod, upto)
-	if err != nil {
-		t.Fatal(err)
-	}
+	scheduled := lowerToReduction(t, tc, mod)
 	for i, c := range cases {
 		fn := scheduledFunc(scheduled, fmt.Sprintf("argl_%d", i))
 		if fn == "" {
@@ -202,66 +147,14 @@ func TestArgReduceLanesVectorized(t *testing.T) {
 // maps them) on the CPU and checks they give the host pipeline's indices.
 func TestGPUArgReduceLanesOnHost(t *testing.T) {
 	tc := needTools(t)
-	ctx := context.Background()
-	host := pipeline(t, "host")
-	gp := gpuPipelines(t, "nvidia")
 	r := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
 	for i, c := range argLaneCases() {
 		t.Run(c.String(), func(t *testing.T) {
 			fn := fmt.Sprintf("g_%d", i)
 			src := c.module(t, fn)
-			n, out := 1, 1
-			for j, d := range c.dims {
-				n *= int(d)
-				if j != c.axis {
-					out *= int(d)
-				}
-			}
-			in := argLaneInput(r, n)
-			pa := filepath.Join(dir, fn+"_x.bin")
-			if err := os.WriteFile(pa, in, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			call := ioCall{fn: fn, inputs: []string{pa}, inBytes: []int64{int64(len(in))}, outBytes: []int64{int64(8 * out)}}
-			run := func(lowered, tag string) []byte {
-				c := call
-				c.outputs = []string{filepath.Join(dir, fn+"_"+tag+".bin")}
-				rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-				defer cancel()
-				if _, err := tc.Run(rctx, joinModule(t, lowered, ioMain(lowered, []ioCall{c}, 0)), RunOptions{OptLevel: 2}); err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(c.outputs[0])
-				if err != nil {
-					t.Fatal(err)
-				}
-				return b
-			}
-			hostLL, err := tc.Lower(ctx, src, host)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fused, err := tc.Lower(ctx, src, gp.Fuse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loops, err := tc.Lower(ctx, TagGPUContractions(fused), gp.Loops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mapped, err := TileGPULoops(loops, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(mapped, "processor = block_x") {
-				t.Fatalf("nothing mapped onto the GPU:\n%s", mapped)
-			}
-			gpuLL, err := tc.Lower(ctx, mapped, hostTail)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if want, got := run(hostLL, "host"), run(gpuLL, "gpu"); !bytes.Equal(got, want) {
+			call := c.call(t, r, fn, filepath.Join(dir, fn+"_x.bin"))
+			if want, got := runGPUOnHost(t, tc, src, call, dir); !bytes.Equal(got, want) {
 				t.Errorf("the GPU kernels' indices differ from the host's")
 			}
 		})

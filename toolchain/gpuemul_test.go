@@ -1,7 +1,6 @@
 package toolchain
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 )
 
 // hostTail lowers a module of mapped parallel loops (TileGPULoops' output)
@@ -48,9 +46,6 @@ func elems(shape string) int64 {
 // the hardware.
 func TestGPUKernelsOnHost(t *testing.T) {
 	tc := needTools(t)
-	ctx := context.Background()
-	host := pipeline(t, "host")
-	gp := gpuPipelines(t, "nvidia")
 	reduce := func(rows, run int64) string {
 		return fmt.Sprintf(`func.func @%%s(%%a: tensor<%[1]dx%[2]dxf32>) -> tensor<%[1]dxf32> {
   %%cst = arith.constant 0.000000e+00 : f32
@@ -134,46 +129,7 @@ func TestGPUKernelsOnHost(t *testing.T) {
 				call.inputs = append(call.inputs, p)
 				call.inBytes = append(call.inBytes, 4*n)
 			}
-			run := func(lowered, tag string) []byte {
-				c := call
-				c.outputs = []string{filepath.Join(dir, name+"_"+tag+".bin")}
-				// A wrong index can write out of bounds and hang the program:
-				// a time limit makes that a failure.
-				rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-				defer cancel()
-				if _, err := tc.Run(rctx, joinModule(t, lowered, ioMain(lowered, []ioCall{c}, 0)), RunOptions{OptLevel: 2}); err != nil {
-					t.Fatal(err)
-				}
-				b, err := os.ReadFile(c.outputs[0])
-				if err != nil {
-					t.Fatal(err)
-				}
-				return b
-			}
-			hostLL, err := tc.Lower(ctx, src, host)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fused, err := tc.Lower(ctx, src, gp.Fuse)
-			if err != nil {
-				t.Fatal(err)
-			}
-			loops, err := tc.Lower(ctx, TagGPUContractions(fused), gp.Loops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			mapped, err := TileGPULoops(loops, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(mapped, "processor = block_x") {
-				t.Fatalf("nothing mapped onto the GPU:\n%s", mapped)
-			}
-			gpuLL, err := tc.Lower(ctx, mapped, hostTail)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, got := run(hostLL, "host"), run(gpuLL, "gpu")
+			want, got := runGPUOnHost(t, tc, src, call, dir)
 			if bad := diffBits(got, want, false); len(bad) > 0 {
 				t.Errorf("%d elements differ from the host's bits (first at %d)", len(bad), bad[0])
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
 )
 
@@ -25,14 +24,6 @@ func laneModuleOf(t *testing.T, elem, kind string, dims []int64, axes []int, kee
 	for _, a := range axes {
 		red[a] = true
 	}
-	ty := func(d []int64) string {
-		var sb strings.Builder
-		sb.WriteString("tensor<")
-		for _, v := range d {
-			fmt.Fprintf(&sb, "%dx", v)
-		}
-		return sb.String() + elem + ">"
-	}
 	var rd []int64
 	for i, d := range dims {
 		switch {
@@ -44,23 +35,8 @@ func laneModuleOf(t *testing.T, elem, kind string, dims []int64, axes []int, kee
 	}
 	ax := strings.Trim(strings.Join(strings.Fields(fmt.Sprint(axes)), ", "), "[]")
 	src := fmt.Sprintf("func @lanes(%[1]s) -> (%[2]s) {\n^bb0(%%0: %[1]s):\n  %%1 = reduce_%[3]s %%0 {axes = [%[4]s], keep_dims = %[5]v} : (%[1]s) -> %[2]s\n  return %%1 : %[2]s\n}\n",
-		ty(dims), ty(rd), kind, ax, keep)
-	m, err := niro.Parse("lanes.niro", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := emit.Module(m, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The function alone, without the module around it.
-	text := out.MLIR
-	start := strings.Index(text, "  func.func @lanes(")
-	end := strings.LastIndex(text, "\n}")
-	if start < 0 || end < start {
-		t.Fatalf("unexpected emitted module:\n%s", text)
-	}
-	return strings.Replace(text[start:end+1], "@lanes(", "@%s(", 1)
+		tensorText(dims, elem), tensorText(rd, elem), kind, ax, keep)
+	return emittedFunc(t, src, "lanes", "%s")
 }
 
 // TestGPULaneReduction: a reduction whose run is longer than the 4096

@@ -12,6 +12,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/niro"
 )
 
 var (
@@ -341,4 +345,140 @@ func naiveF64(a, b []float64, m, n, k int) []uint64 {
 		}
 	}
 	return c
+}
+
+// runHostAndO0 lowers mod, a module of the functions calls name, through
+// the host pipeline and through host-O0 (the naive loop nest of the same
+// IR), runs every call on each (their outputs under dir) and returns each
+// pipeline's first output of every call, keyed "host" and "host-O0".
+func runHostAndO0(t *testing.T, tc *Toolchain, mod string, calls []ioCall, dir string) map[string][][]byte {
+	t.Helper()
+	ctx := context.Background()
+	results := map[string][][]byte{}
+	for _, name := range []string{"host", "host-O0"} {
+		p := pipeline(t, name)
+		lowered, err := tc.Lower(ctx, mod, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := make([]ioCall, len(calls))
+		for i, call := range calls {
+			call.outputs = []string{filepath.Join(dir, fmt.Sprintf("%s_y%d.bin", name, i))}
+			cs[i] = call
+		}
+		if _, err := tc.Run(ctx, joinModule(t, lowered, ioMain(lowered, cs, 0)), RunOptions{OptLevel: p.OptLevel}); err != nil {
+			t.Fatal(err)
+		}
+		for _, call := range cs {
+			b, err := os.ReadFile(call.outputs[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[name] = append(results[name], b)
+		}
+	}
+	return results
+}
+
+// lowerToReduction lowers mod through the host pipeline up to and
+// including its reduction schedule.
+func lowerToReduction(t *testing.T, tc *Toolchain, mod string) string {
+	t.Helper()
+	host := pipeline(t, "host")
+	upto := Pipeline{Name: "host-to-reduction", OptLevel: host.OptLevel}
+	for _, s := range host.Steps {
+		upto.Steps = append(upto.Steps, s)
+		if s.Schedule == "reduction" {
+			break
+		}
+	}
+	scheduled, err := tc.Lower(context.Background(), mod, upto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scheduled
+}
+
+// emittedFunc emits src, niro text of one function @fn, as emit lowers it
+// and returns its func.func alone, without the module around it, renamed
+// @name.
+func emittedFunc(t *testing.T, src, fn, name string) string {
+	t.Helper()
+	m, err := niro.Parse(fn+".niro", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := emit.Module(m, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := out.MLIR
+	start := strings.Index(text, "  func.func @"+fn+"(")
+	end := strings.LastIndex(text, "\n}")
+	if start < 0 || end < start {
+		t.Fatalf("unexpected emitted module:\n%s", text)
+	}
+	return strings.Replace(text[start:end+1], "@"+fn+"(", "@"+name+"(", 1)
+}
+
+// runGPUOnHost lowers src, a module of the one function call.fn, through
+// the host pipeline and, as TileGPULoops maps its GPU kernels onto blocks
+// and threads, through the nvidia pipelines and hostTail to run on the
+// CPU; it runs call on both (the outputs under dir) and returns the host's
+// output and the GPU kernels'.
+func runGPUOnHost(t *testing.T, tc *Toolchain, src string, call ioCall, dir string) (host, gpu []byte) {
+	t.Helper()
+	ctx := context.Background()
+	gp := gpuPipelines(t, "nvidia")
+	run := func(lowered, tag string) []byte {
+		c := call
+		c.outputs = []string{filepath.Join(dir, call.fn+"_"+tag+".bin")}
+		// A wrong index can write out of bounds and hang the program: a
+		// time limit makes that a failure.
+		rctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		if _, err := tc.Run(rctx, joinModule(t, lowered, ioMain(lowered, []ioCall{c}, 0)), RunOptions{OptLevel: 2}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(c.outputs[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	hostLL, err := tc.Lower(ctx, src, pipeline(t, "host"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fused, err := tc.Lower(ctx, src, gp.Fuse)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loops, err := tc.Lower(ctx, TagGPUContractions(fused), gp.Loops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mapped, err := TileGPULoops(loops, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(mapped, "processor = block_x") {
+		t.Fatalf("nothing mapped onto the GPU:\n%s", mapped)
+	}
+	gpuLL, err := tc.Lower(ctx, mapped, hostTail)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run(hostLL, "host"), run(gpuLL, "gpu")
+}
+
+// tensorText is the niro (and MLIR) text of a ranked tensor type of static
+// shape dims: tensor<3x4xf32>, tensor<f32>.
+func tensorText(dims []int64, elem string) string {
+	var sb strings.Builder
+	sb.WriteString("tensor<")
+	for _, v := range dims {
+		fmt.Fprintf(&sb, "%dx", v)
+	}
+	return sb.String() + elem + ">"
 }

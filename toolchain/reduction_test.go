@@ -354,7 +354,6 @@ func TestLaneReductionExact(t *testing.T) {
 			laneCase{"i32", k, []int64{3, 5000}, []int{1}, false, true},
 			laneCase{"f32", k, []int64{3000, 2, 3}, []int{0, 2}, false, false}) // around a kept axis
 	}
-	ctx := context.Background()
 	r := rand.New(rand.NewPCG(5, 6))
 	dir := t.TempDir()
 	var module strings.Builder
@@ -379,29 +378,7 @@ func TestLaneReductionExact(t *testing.T) {
 			inBytes: []int64{int64(len(inputs[i]))}, outBytes: []int64{int64(out * elemSize(c.elem))}})
 	}
 	mod := "module {\n" + module.String() + "}\n"
-	results := map[string][][]byte{}
-	for _, name := range []string{"host", "host-O0"} {
-		p := pipeline(t, name)
-		lowered, err := tc.Lower(ctx, mod, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs := make([]ioCall, len(calls))
-		for i, call := range calls {
-			call.outputs = []string{filepath.Join(dir, fmt.Sprintf("%s_y%d.bin", name, i))}
-			cs[i] = call
-		}
-		if _, err := tc.Run(ctx, joinModule(t, lowered, ioMain(lowered, cs, 0)), RunOptions{OptLevel: p.OptLevel}); err != nil {
-			t.Fatal(err)
-		}
-		for _, call := range cs {
-			b, err := os.ReadFile(call.outputs[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			results[name] = append(results[name], b)
-		}
-	}
+	results := runHostAndO0(t, tc, mod, calls, dir)
 	for i, c := range cases {
 		got, want := results["host"][i], results["host-O0"][i]
 		var bad []int
@@ -420,18 +397,7 @@ func TestLaneReductionExact(t *testing.T) {
 
 	// The host pipeline up to the reduction schedule: the niro.lanevec
 	// partials are vector code reading the operand 16 lanes at a time.
-	host := pipeline(t, "host")
-	upto := Pipeline{Name: "host-to-reduction", OptLevel: host.OptLevel}
-	for _, s := range host.Steps {
-		upto.Steps = append(upto.Steps, s)
-		if s.Schedule == "reduction" {
-			break
-		}
-	}
-	scheduled, err := tc.Lower(ctx, mod, upto)
-	if err != nil {
-		t.Fatal(err)
-	}
+	scheduled := lowerToReduction(t, tc, mod)
 	for i, c := range cases {
 		fn := scheduledFunc(scheduled, fmt.Sprintf("lane_%d", i))
 		if fn == "" {
