@@ -1,6 +1,11 @@
 package emit
 
-import "github.com/niro-dev/niro/niro"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
 
 // The epilogue of a convolution in its register block. The element-wise
 // ops that follow a 2-D convolution (its bias, a BatchNormalization's
@@ -51,6 +56,39 @@ const (
 	mmEpiMaxW = 256 * 256
 )
 
+// mmkTileM is the output channels of the cache block of a 1×1
+// convolution's product (the forms mmk and mmkl): the contraction
+// schedule's MC. mmkTileCols bounds its output columns (OH·OW positions)
+// for a 4-byte accumulator, half that for f64, so that the block's
+// accumulator (256 × 256 × 4 bytes, 256 KB) stays in L2 across the KC
+// slices and the epilogue reads it from there.
+const (
+	mmkTileM    = 256
+	mmkTileCols = 256
+)
+
+// mmkRows is the output rows of a 1×1 convolution's cache block (the
+// product's columns, whole output rows, contiguous in its [N, M, OH·OW]
+// or [N·OH·OW, M] layout): 0 for all of them when the OH·OW columns fit
+// mmkTileCols, else the most of 4, 2 or 1 rows that do (1 at least).
+// The schedule has one sequence per value (toolchain/conv.mlir,
+// @conv_epi_mmk0 to @conv_epi_mmk4).
+func mmkRows(M, OH, OW int64, elem niro.ScalarType) int64 {
+	cols := int64(mmkTileCols)
+	if elem == niro.F64 {
+		cols /= 2
+	}
+	if OH*OW <= cols {
+		return 0
+	}
+	for _, r := range []int64{4, 2} {
+		if r*OW <= cols && r < OH {
+			return r
+		}
+	}
+	return 1
+}
+
 // planConvEpilogues fills fe.epiAttrs and fe.epiConv for the function's
 // entry block; planLayout must have run.
 func (fe *funcEmitter) planConvEpilogues() {
@@ -100,7 +138,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm") {
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" ||
+			strings.HasPrefix(form, "mmk") && !fe.channelsLast(c.X) && !last) {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {
@@ -141,14 +180,19 @@ func (fe *funcEmitter) planConvEpilogues() {
 		if fe.epiAttrs == nil {
 			fe.epiAttrs, fe.epiConv = map[string]string{}, map[niro.ValueID]bool{}
 		}
-		bits := "32"
-		if rt.Elem == niro.F64 {
-			bits = "16"
+		rootTag := "niro.epi_" + form + "32"
+		switch {
+		case strings.HasPrefix(form, "mmk"):
+			// The cache block: the layout's tag and the block's rows.
+			n := len(form) - 1
+			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
+		case rt.Elem == niro.F64:
+			rootTag = "niro.epi_" + form + "16"
 		}
 		for _, v := range vals[:committed] {
 			claimed[v.ID] = true
 			if v.ID == root.ID {
-				fe.epiAttrs[name(v)] = "niro.epi_" + form + bits
+				fe.epiAttrs[name(v)] = rootTag
 			} else {
 				fe.epiAttrs[name(v)] = "niro.conv_epi"
 			}
@@ -190,21 +234,26 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// root tiled 1 × 8 × 1 × 16; channels-last ([N·OH·OW, C] times
 		// [C, M], conv1x1NHWC), 1 × 1 × 8 × 16 for a channels-last
 		// result and 1 × 16 × 1 × 8 for an NCHW one.
-		switch {
-		case rt.Elem != niro.F32 || xt.Elem != niro.F32:
-			return "", false
-		case C > mmEpiMaxC || M*C > mmEpiMaxW:
-			// The fused block runs the whole contracted axis and reads
-			// all of W per column block, without the contraction
-			// schedule's KC and MC cache blocks: slower past one such
-			// block (docs/performance.md).
-			return "", false
-		case !nhwcIO:
-			return "mm", true
-		case fe.channelsLast(op.Result):
-			return "mmnhwc", true
+		if rt.Elem == niro.F32 && xt.Elem == niro.F32 && C <= mmEpiMaxC && M*C <= mmEpiMaxW {
+			switch {
+			case !nhwcIO:
+				return "mm", true
+			case fe.channelsLast(op.Result):
+				return "mmnhwc", true
+			}
+			return "mmnchw", true
 		}
-		return "mmnchw", true
+		// Past those bounds (the register block would run the whole
+		// contracted axis and read all of W per column block), and for
+		// f64, f16 and bf16: the cache block (mmkRows).
+		if xt.Elem == niro.BF16 {
+			return "", false // the rank-7 block of conv_general.go (conv.go)
+		}
+		form := "mmk"
+		if fe.channelsLast(op.Result) {
+			form = "mmkl"
+		}
+		return form + strconv.FormatInt(mmkRows(M, rt.Dims[2], rt.Dims[3], rt.Elem), 10), true
 	}
 	switch {
 	case !nhwcIO && useConvRows(rt.Dims[3], M, C, KH, KW):
