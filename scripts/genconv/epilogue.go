@@ -26,8 +26,10 @@ import (
 // pointwise2048x7_bn_relu.onnx (1×2048×7×7 → 512),
 // pointwise512x28_bn_relu.onnx (1×512×28×28 → 128),
 // pointwise1024x14_add.onnx (1×1024×14×14 → 256, its bias and a residual
-// Add of a second input r) and pointwise512x14_f64_bn_relu.onnx (f64,
-// 1×512×14×14 → 256).
+// Add of a second input r), pointwise256x7_bn_relu.onnx (1×256×7×7 →
+// 2048) and pointwise512x14_f64_bn_relu.onnx (f64, 1×512×14×14 → 256);
+// pointwise128x28_bn_relu.onnx (1×128×28×28 → 512) is at the register
+// block's bound.
 func writeEpilogue(dir string, r *rand.Rand) {
 	f64 := false // the element type of the model being written
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -81,7 +83,7 @@ func writeEpilogue(dir string, r *rand.Rand) {
 		switch tail {
 		case "add":
 			// The bias, then a residual Add of the second input r.
-			nodes = append(nodes[:1], node("Add", []string{"c", "r"}, "y"))
+			nodes, inits = append(nodes[:1], node("Add", []string{"c", "r"}, "y")), inits[:2]
 			inputs = append(inputs, typed(value("r", []int64{x[0], m, oh, ow})))
 		case "relu":
 			nodes = append(nodes, node("Relu", []string{"n"}, "y"))
@@ -106,6 +108,8 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	model("pointwise2048x7_bn_relu", []int64{1, 2048, 7, 7}, []int64{512, 2048, 1, 1}, 1, 0, "relu")
 	model("pointwise512x28_bn_relu", []int64{1, 512, 28, 28}, []int64{128, 512, 1, 1}, 1, 0, "relu")
 	model("pointwise1024x14_add", []int64{1, 1024, 14, 14}, []int64{256, 1024, 1, 1}, 1, 0, "add")
+	model("pointwise256x7_bn_relu", []int64{1, 256, 7, 7}, []int64{2048, 256, 1, 1}, 1, 0, "relu")
+	model("pointwise128x28_bn_relu", []int64{1, 128, 28, 28}, []int64{512, 128, 1, 1}, 1, 0, "relu")
 	f64 = true
 	model("pointwise512x14_f64_bn_relu", []int64{1, 512, 14, 14}, []int64{256, 512, 1, 1}, 1, 0, "relu")
 }
