@@ -12,8 +12,8 @@ import (
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
 // for each convolution the schedule blocks (the channels-last form, the
-// depthwise one, the row form, and the f32 1×1 product within
-// mmEpiMaxC and mmEpiMaxW), the region of
+// depthwise one, the row form, and the 1×1 product of f32, f64 or f16),
+// the region of
 // element-wise ops it can finish in the block, and tags their generics for
 // the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
 //
@@ -31,7 +31,11 @@ import (
 //     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
-//     64-bit accumulator), the region's other generics (the convolution's
+//     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxW, or
+//     of f64 or f16, takes its cache block instead: the root is tagged
+//     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)
+//     and niro.mmk_h<H> (H whole output rows per block, mmkRows); the
+//     region's other generics (the convolution's
 //     own bias generic among them) niro.conv_epi, and the convolution's
 //     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,
 //     niro.dwconv2d_e) instead of niro.conv2d (niro.conv2d_rows,
@@ -46,11 +50,16 @@ import (
 // maxEpilogueOps bounds the ops a region may hold.
 const maxEpilogueOps = 32
 
-// mmEpiMaxC and mmEpiMaxW bound the 1×1 convolutions whose epilogue is
-// fused into the product's block: at most 256 input channels (the
-// contraction schedule's KC) and 256 × 256 filter elements (its MC × KC
-// block of W, 256 KB), so that the filter stays in L2 across the column
-// blocks.
+// mmEpiMaxC and mmEpiMaxW bound the f32 1×1 convolutions whose epilogue
+// is fused into the product's register block (8 output channels × 16
+// columns, the whole contracted axis in each, toolchain/conv.mlir
+// @conv_epi_mm32): at most 256 input channels (the contraction schedule's
+// KC) and 256 × 256 filter elements (its MC × KC block of W, 256 KB), so
+// that the filter stays in L2 across the column blocks. Past them the
+// register block is slower than the contraction schedule (up to 2×:
+// docs/performance.md), and the epilogue is fused into the product's
+// cache block instead (mmkRows); within them the register block measured
+// even with it or faster, so it stays.
 const (
 	mmEpiMaxC = 256
 	mmEpiMaxW = 256 * 256
@@ -202,10 +211,12 @@ func (fe *funcEmitter) planConvEpilogues() {
 }
 
 // epilogueForm returns the scheduled form of a 2-D convolution whose
-// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc" or
-// "mmnchw"), or false: the dispatch of conv, restricted to the one-group
-// channels-last form, the depthwise one, the row form and the f32 1×1
-// products within mmEpiMaxC and mmEpiMaxW.
+// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc",
+// "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's cache block of H
+// rows with an NCHW or a channels-last root), or false: the dispatch of
+// conv, restricted to the one-group channels-last form, the depthwise one,
+// the row form and the 1×1 products (not bf16, which takes the rank-7
+// block of conv_general.go).
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return "", false
@@ -245,7 +256,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		}
 		// Past those bounds (the register block would run the whole
 		// contracted axis and read all of W per column block), and for
-		// f64, f16 and bf16: the cache block (mmkRows).
+		// f64 and f16: the cache block (mmkRows), whose product the
+		// contraction schedule blocks inside the tile loop.
 		if xt.Elem == niro.BF16 {
 			return "", false // the rank-7 block of conv_general.go (conv.go)
 		}

@@ -41,7 +41,12 @@
 // block's accumulator before its store. A 1×1 convolution's product with
 // a fused epilogue (tagged niro.mm_e, emit/conv_nhwc.go) is fused the same
 // way through its tensor.expand_shape (@conv_epi_mm32) and takes the
-// contraction schedule's block steps instead (@conv_epi_mm_blocks).
+// contraction schedule's block steps instead (@conv_epi_mm_blocks); past
+// the register block's bounds (and for f64 and f16) the root is tiled by
+// a cache block of the product instead (@conv_epi_mmk_tiles: 256 output
+// channels × whole output rows), whose product tile the contraction
+// schedule blocks (KC, MC, packed panels) inside the tile loop, and whose
+// epilogue @conv_epi_mmk_vec tiles into vectors on the cached tile.
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
