@@ -439,19 +439,20 @@ func TestConvEpilogueFused1x1Channels(t *testing.T) {
 }
 
 // TestConvEpilogue1x1Bounds checks which block a 1×1 convolution's fused
-// epilogue takes (emit/conv_epilogue.go): an f32 one of at most 256 input
-// channels and 256 × 256 filter elements (mmEpiMaxC, mmEpiMaxW) the
-// product's register block (niro.epi_mm), a wider or larger one, and an
-// f64 or f16 one, the product's cache block (niro.epi_mmk with
-// niro.mmk_h<rows>, mmkRows: all rows up to 256 columns, 128 for f64, else
-// 4, 2 or 1 of them); a bf16 one keeps the rank-7 block of conv_general.go.
+// epilogue takes (emit/conv_epilogue.go): an f32 one of at most 32 input
+// and 128 output channels (mmEpiMaxC, mmEpiMaxM) the product's register
+// block (niro.epi_mm), a wider or larger one, and an f64 or f16 one, the
+// product's cache block (niro.epi_mmk with niro.mmk_h<rows>, mmkRows: all
+// rows up to 256 columns, 128 for f64, else 4, 2 or 1 of them); a bf16
+// one keeps the rank-7 block of conv_general.go.
 func TestConvEpilogue1x1Bounds(t *testing.T) {
 	for _, c := range []struct {
 		elem       string
 		c, m, h, w int
 		want       string // the root's tag, "" for none
 	}{
-		{"f32", 64, 256, 4, 16, "niro.epi_mm32"}, {"f32", 128, 512, 4, 16, "niro.epi_mm32"}, {"f32", 256, 256, 4, 16, "niro.epi_mm32"},
+		{"f32", 16, 96, 4, 16, "niro.epi_mm32"}, {"f32", 32, 128, 4, 16, "niro.epi_mm32"},
+		{"f32", 48, 48, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"f32", 32, 192, 4, 16, "niro.epi_mmk, niro.mmk_h0"},
 		{"f32", 512, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"f32", 256, 1024, 4, 16, "niro.epi_mmk, niro.mmk_h0"},
 		{"f32", 512, 64, 28, 28, "niro.epi_mmk, niro.mmk_h4"}, {"f32", 512, 64, 14, 112, "niro.epi_mmk, niro.mmk_h2"},
 		{"f32", 512, 64, 3, 300, "niro.epi_mmk, niro.mmk_h1"},

@@ -15,12 +15,12 @@ import (
 	"github.com/niro-dev/niro/tensorio"
 )
 
-// The 1×1 convolutions past the register block's bounds (more than 256
-// input channels, or more than 256 × 256 filter elements), whose epilogue
-// is fused into a cache block of the product (emit/conv_epilogue.go,
-// mmkRows; toolchain/conv.mlir, @conv_epi_mmk_tiles): 256 output channels
-// × whole output rows, the product blocked inside it by the contraction
-// schedule.
+// 1×1 convolutions past the register block's bounds (more than 32 input
+// or 128 output channels; here also past its earlier ones, 256 input
+// channels or 256 × 256 filter elements), whose epilogue is fused into a
+// cache block of the product (emit/conv_epilogue.go, mmkRows;
+// toolchain/conv.mlir, @conv_epi_mmk_tiles): 256 output channels × whole
+// output rows, the product blocked inside it by the contraction schedule.
 var epiMMKCases = []epiCase{
 	// 272 input channels, 290 output channels: two blocks of channels (a
 	// remainder of 34: of 2 for the epilogue's 4-channel vector tiles),

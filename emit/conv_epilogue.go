@@ -31,7 +31,7 @@ import (
 //     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
-//     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxW, or
+//     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or
 //     of f64 or f16, takes its cache block instead: the root is tagged
 //     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)
 //     and niro.mmk_h<H> (H whole output rows per block, mmkRows); the
@@ -50,19 +50,21 @@ import (
 // maxEpilogueOps bounds the ops a region may hold.
 const maxEpilogueOps = 32
 
-// mmEpiMaxC and mmEpiMaxW bound the f32 1×1 convolutions whose epilogue
+// mmEpiMaxC and mmEpiMaxM bound the f32 1×1 convolutions whose epilogue
 // is fused into the product's register block (8 output channels × 16
 // columns, the whole contracted axis in each, toolchain/conv.mlir
-// @conv_epi_mm32): at most 256 input channels (the contraction schedule's
-// KC) and 256 × 256 filter elements (its MC × KC block of W, 256 KB), so
-// that the filter stays in L2 across the column blocks. Past them the
-// register block is slower than the contraction schedule (up to 2×:
-// docs/performance.md), and the epilogue is fused into the product's
-// cache block instead (mmkRows); within them the register block measured
-// even with it or faster, so it stays.
+// @conv_epi_mm32): at most 32 input channels and 128 output channels.
+// That block has no KC or MC cache blocks and reads all of W per column
+// block; the product's cache block (mmkRows), blocked inside by the
+// contraction schedule, measured faster everywhere else, up to 2× past
+// 256 input channels and 256 × 256 filter elements (the register block's
+// earlier bounds), 7–30% from 48 input channels or 192 output channels
+// up, even at 24 × 144 and 64 × 64, while the register block stays 7–15%
+// ahead at 16 × 96 and 32 × 64 (docs/performance.md, "The 1×1 product's
+// epilogue").
 const (
-	mmEpiMaxC = 256
-	mmEpiMaxW = 256 * 256
+	mmEpiMaxC = 32
+	mmEpiMaxM = 128
 )
 
 // mmkTileM is the output channels of the cache block of a 1×1
@@ -245,7 +247,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// root tiled 1 × 8 × 1 × 16; channels-last ([N·OH·OW, C] times
 		// [C, M], conv1x1NHWC), 1 × 1 × 8 × 16 for a channels-last
 		// result and 1 × 16 × 1 × 8 for an NCHW one.
-		if rt.Elem == niro.F32 && xt.Elem == niro.F32 && C <= mmEpiMaxC && M*C <= mmEpiMaxW {
+		if rt.Elem == niro.F32 && xt.Elem == niro.F32 && C <= mmEpiMaxC && M <= mmEpiMaxM {
 			switch {
 			case !nhwcIO:
 				return "mm", true
@@ -254,10 +256,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 			}
 			return "mmnchw", true
 		}
-		// Past those bounds (the register block would run the whole
-		// contracted axis and read all of W per column block), and for
-		// f64 and f16: the cache block (mmkRows), whose product the
-		// contraction schedule blocks inside the tile loop.
+		// Past those bounds, and for f64 and f16: the cache block
+		// (mmkRows), whose product the contraction schedule blocks
+		// inside the tile loop.
 		if xt.Elem == niro.BF16 {
 			return "", false // the rank-7 block of conv_general.go (conv.go)
 		}
