@@ -438,24 +438,32 @@ func TestConvEpilogueFused1x1Channels(t *testing.T) {
 	checkF32(t, got[0], want)
 }
 
-// TestConvEpilogue1x1Bounds checks which 1×1 convolutions take the fused
-// product block (emit/conv_epilogue.go, mmEpiMaxC and mmEpiMaxW): an f32
-// one of at most 256 input channels and 256 × 256 filter elements does,
-// a wider or larger one, and an f64 one, keep the contraction schedule.
+// TestConvEpilogue1x1Bounds checks which block a 1×1 convolution's fused
+// epilogue takes (emit/conv_epilogue.go): an f32 one of at most 32 input
+// and 128 output channels (mmEpiMaxC, mmEpiMaxM) the product's register
+// block (niro.epi_mm), a wider or larger one, and an f64 or f16 one, the
+// product's cache block (niro.epi_mmk with niro.mmk_h<rows>, mmkRows: all
+// rows up to 256 columns, 128 for f64, else 4, 2 or 1 of them); a bf16
+// one keeps the rank-7 block of conv_general.go.
 func TestConvEpilogue1x1Bounds(t *testing.T) {
 	for _, c := range []struct {
-		elem  string
-		c, m  int
-		fused bool
+		elem       string
+		c, m, h, w int
+		want       string // the root's tag, "" for none
 	}{
-		{"f32", 64, 256, true}, {"f32", 128, 512, true}, {"f32", 256, 256, true},
-		{"f32", 512, 64, false}, {"f32", 256, 1024, false}, {"f64", 64, 64, false},
+		{"f32", 16, 96, 4, 16, "niro.epi_mm32"}, {"f32", 32, 128, 4, 16, "niro.epi_mm32"},
+		{"f32", 48, 48, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"f32", 32, 192, 4, 16, "niro.epi_mmk, niro.mmk_h0"},
+		{"f32", 512, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"f32", 256, 1024, 4, 16, "niro.epi_mmk, niro.mmk_h0"},
+		{"f32", 512, 64, 28, 28, "niro.epi_mmk, niro.mmk_h4"}, {"f32", 512, 64, 14, 112, "niro.epi_mmk, niro.mmk_h2"},
+		{"f32", 512, 64, 3, 300, "niro.epi_mmk, niro.mmk_h1"},
+		{"f64", 64, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"f64", 64, 64, 14, 14, "niro.epi_mmk, niro.mmk_h4"},
+		{"f16", 64, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"bf16", 64, 64, 4, 16, ""},
 	} {
-		src := fmt.Sprintf(`func @m(tensor<1x%[2]dx4x16x%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> (tensor<1x%[3]dx4x16x%[1]s>) {
-^bb0(%%0: tensor<1x%[2]dx4x16x%[1]s>, %%1: tensor<%[3]dx%[2]dx1x1x%[1]s>, %%2: tensor<%[3]dx%[1]s>):
-  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x%[2]dx4x16x%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> tensor<1x%[3]dx4x16x%[1]s>
-  return %%5 : tensor<1x%[3]dx4x16x%[1]s>
-}`, c.elem, c.c, c.m)
+		src := fmt.Sprintf(`func @m(tensor<1x%[2]dx%[4]dx%[5]dx%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> (tensor<1x%[3]dx%[4]dx%[5]dx%[1]s>) {
+^bb0(%%0: tensor<1x%[2]dx%[4]dx%[5]dx%[1]s>, %%1: tensor<%[3]dx%[2]dx1x1x%[1]s>, %%2: tensor<%[3]dx%[1]s>):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<1x%[2]dx%[4]dx%[5]dx%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> tensor<1x%[3]dx%[4]dx%[5]dx%[1]s>
+  return %%5 : tensor<1x%[3]dx%[4]dx%[5]dx%[1]s>
+}`, c.elem, c.c, c.m, c.h, c.w)
 		path := filepath.Join(t.TempDir(), "m.niro")
 		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 			t.Fatal(err)
@@ -464,9 +472,9 @@ func TestConvEpilogue1x1Bounds(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fused := strings.Contains(out.MLIR, "niro.mm_e") && strings.Contains(out.MLIR, "niro.epi_mm")
-		if fused != c.fused || fused == strings.Contains(out.MLIR, "niro.contraction") {
-			t.Errorf("%s C = %d, M = %d: fused %v, want %v", c.elem, c.c, c.m, fused, c.fused)
+		got := regexp.MustCompile(`niro\.epi_mm[\w, .]*`).FindString(out.MLIR)
+		if got != c.want || (got != "") != strings.Contains(out.MLIR, "niro.mm_e") {
+			t.Errorf("%s C = %d, M = %d, %d × %d: root %q, want %q", c.elem, c.c, c.m, c.h, c.w, got, c.want)
 		}
 	}
 }

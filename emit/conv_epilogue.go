@@ -1,14 +1,19 @@
 package emit
 
-import "github.com/niro-dev/niro/niro"
+import (
+	"strconv"
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
 
 // The epilogue of a convolution in its register block. The element-wise
 // ops that follow a 2-D convolution (its bias, a BatchNormalization's
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
 // for each convolution the schedule blocks (the channels-last form, the
-// depthwise one, the row form, and the f32 1×1 product within
-// mmEpiMaxC and mmEpiMaxW), the region of
+// depthwise one, the row form, and the 1×1 product of f32, f64 or f16),
+// the region of
 // element-wise ops it can finish in the block, and tags their generics for
 // the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
 //
@@ -26,7 +31,11 @@ import "github.com/niro-dev/niro/niro"
 //     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
-//     64-bit accumulator), the region's other generics (the convolution's
+//     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or
+//     of f64 or f16, takes its cache block instead: the root is tagged
+//     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)
+//     and niro.mmk_h<H> (H whole output rows per block, mmkRows); the
+//     region's other generics (the convolution's
 //     own bias generic among them) niro.conv_epi, and the convolution's
 //     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,
 //     niro.dwconv2d_e) instead of niro.conv2d (niro.conv2d_rows,
@@ -41,15 +50,55 @@ import "github.com/niro-dev/niro/niro"
 // maxEpilogueOps bounds the ops a region may hold.
 const maxEpilogueOps = 32
 
-// mmEpiMaxC and mmEpiMaxW bound the 1×1 convolutions whose epilogue is
-// fused into the product's block: at most 256 input channels (the
-// contraction schedule's KC) and 256 × 256 filter elements (its MC × KC
-// block of W, 256 KB), so that the filter stays in L2 across the column
-// blocks.
+// mmEpiMaxC and mmEpiMaxM bound the f32 1×1 convolutions whose epilogue
+// is fused into the product's register block (8 output channels × 16
+// columns, the whole contracted axis in each, toolchain/conv.mlir
+// @conv_epi_mm32): at most 32 input channels and 128 output channels.
+// That block has no KC or MC cache blocks and reads all of W per column
+// block; the product's cache block (mmkRows), blocked inside by the
+// contraction schedule, measured faster everywhere else, up to 2× past
+// 256 input channels and 256 × 256 filter elements (the register block's
+// earlier bounds), 7–30% from 48 input channels or 192 output channels
+// up, even at 24 × 144 and 64 × 64, while the register block stays 7–15%
+// ahead at 16 × 96 and 32 × 64 (docs/performance.md, "The 1×1 product's
+// epilogue").
 const (
-	mmEpiMaxC = 256
-	mmEpiMaxW = 256 * 256
+	mmEpiMaxC = 32
+	mmEpiMaxM = 128
 )
+
+// mmkTileM is the output channels of the cache block of a 1×1
+// convolution's product (the forms mmk and mmkl): the contraction
+// schedule's MC. mmkTileCols bounds its output columns (OH·OW positions)
+// for a 4-byte accumulator, half that for f64, so that the block's
+// accumulator (256 × 256 × 4 bytes, 256 KB) stays in L2 across the KC
+// slices and the epilogue reads it from there.
+const (
+	mmkTileM    = 256
+	mmkTileCols = 256
+)
+
+// mmkRows is the output rows of a 1×1 convolution's cache block (the
+// product's columns, whole output rows, contiguous in its [N, M, OH·OW]
+// or [N·OH·OW, M] layout): 0 for all of them when the OH·OW columns fit
+// mmkTileCols, else the most of 4, 2 or 1 rows that do (1 at least).
+// The schedule has one sequence per value (toolchain/conv.mlir,
+// @conv_epi_mmk0 to @conv_epi_mmk4).
+func mmkRows(M, OH, OW int64, elem niro.ScalarType) int64 {
+	cols := int64(mmkTileCols)
+	if elem == niro.F64 {
+		cols /= 2
+	}
+	if OH*OW <= cols {
+		return 0
+	}
+	for _, r := range []int64{4, 2} {
+		if r*OW <= cols && r < OH {
+			return r
+		}
+	}
+	return 1
+}
 
 // planConvEpilogues fills fe.epiAttrs and fe.epiConv for the function's
 // entry block; planLayout must have run.
@@ -100,7 +149,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm") {
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" ||
+			strings.HasPrefix(form, "mmk") && !fe.channelsLast(c.X) && !last) {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {
@@ -141,14 +191,19 @@ func (fe *funcEmitter) planConvEpilogues() {
 		if fe.epiAttrs == nil {
 			fe.epiAttrs, fe.epiConv = map[string]string{}, map[niro.ValueID]bool{}
 		}
-		bits := "32"
-		if rt.Elem == niro.F64 {
-			bits = "16"
+		rootTag := "niro.epi_" + form + "32"
+		switch {
+		case strings.HasPrefix(form, "mmk"):
+			// The cache block: the layout's tag and the block's rows.
+			n := len(form) - 1
+			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
+		case rt.Elem == niro.F64:
+			rootTag = "niro.epi_" + form + "16"
 		}
 		for _, v := range vals[:committed] {
 			claimed[v.ID] = true
 			if v.ID == root.ID {
-				fe.epiAttrs[name(v)] = "niro.epi_" + form + bits
+				fe.epiAttrs[name(v)] = rootTag
 			} else {
 				fe.epiAttrs[name(v)] = "niro.conv_epi"
 			}
@@ -158,10 +213,12 @@ func (fe *funcEmitter) planConvEpilogues() {
 }
 
 // epilogueForm returns the scheduled form of a 2-D convolution whose
-// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc" or
-// "mmnchw"), or false: the dispatch of conv, restricted to the one-group
-// channels-last form, the depthwise one, the row form and the f32 1×1
-// products within mmEpiMaxC and mmEpiMaxW.
+// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc",
+// "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's cache block of H
+// rows with an NCHW or a channels-last root), or false: the dispatch of
+// conv, restricted to the one-group channels-last form, the depthwise one,
+// the row form and the 1×1 products (not bf16, which takes the rank-7
+// block of conv_general.go).
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return "", false
@@ -190,21 +247,26 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// root tiled 1 × 8 × 1 × 16; channels-last ([N·OH·OW, C] times
 		// [C, M], conv1x1NHWC), 1 × 1 × 8 × 16 for a channels-last
 		// result and 1 × 16 × 1 × 8 for an NCHW one.
-		switch {
-		case rt.Elem != niro.F32 || xt.Elem != niro.F32:
-			return "", false
-		case C > mmEpiMaxC || M*C > mmEpiMaxW:
-			// The fused block runs the whole contracted axis and reads
-			// all of W per column block, without the contraction
-			// schedule's KC and MC cache blocks: slower past one such
-			// block (docs/performance.md).
-			return "", false
-		case !nhwcIO:
-			return "mm", true
-		case fe.channelsLast(op.Result):
-			return "mmnhwc", true
+		if rt.Elem == niro.F32 && xt.Elem == niro.F32 && C <= mmEpiMaxC && M <= mmEpiMaxM {
+			switch {
+			case !nhwcIO:
+				return "mm", true
+			case fe.channelsLast(op.Result):
+				return "mmnhwc", true
+			}
+			return "mmnchw", true
 		}
-		return "mmnchw", true
+		// Past those bounds, and for f64 and f16: the cache block
+		// (mmkRows), whose product the contraction schedule blocks
+		// inside the tile loop.
+		if xt.Elem == niro.BF16 {
+			return "", false // the rank-7 block of conv_general.go (conv.go)
+		}
+		form := "mmk"
+		if fe.channelsLast(op.Result) {
+			form = "mmkl"
+		}
+		return form + strconv.FormatInt(mmkRows(M, rt.Dims[2], rt.Dims[3], rt.Elem), 10), true
 	}
 	switch {
 	case !nhwcIO && useConvRows(rt.Dims[3], M, C, KH, KW):

@@ -41,7 +41,12 @@
 // block's accumulator before its store. A 1×1 convolution's product with
 // a fused epilogue (tagged niro.mm_e, emit/conv_nhwc.go) is fused the same
 // way through its tensor.expand_shape (@conv_epi_mm32) and takes the
-// contraction schedule's block steps instead (@conv_epi_mm_blocks).
+// contraction schedule's block steps instead (@conv_epi_mm_blocks); past
+// the register block's bounds (and for f64 and f16) the root is tiled by
+// a cache block of the product instead (@conv_epi_mmk_tiles: 256 output
+// channels × whole output rows), whose product tile the contraction
+// schedule blocks (KC, MC, packed panels) inside the tile loop, and whose
+// epilogue @conv_epi_mmk_vec tiles into vectors on the cached tile.
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
@@ -450,6 +455,178 @@ module attributes {transform.with_named_sequence} {
     } : !transform.op<"scf.for">
     transform.yield
   }
+  // The cache block of a 1×1 convolution's product (roots tagged
+  // niro.epi_mmk, an NCHW root, or niro.epi_mmkl, a channels-last one,
+  // with niro.mmk_h<H>; emit/conv_epilogue.go, mmkRows): past the register
+  // block's bounds the root is tiled by 256 output channels (the
+  // contraction schedule's MC) × H whole output rows (all of them for
+  // H = 0), a block whose accumulator (at most 256 × 256 × 4 bytes) stays
+  // in L2. The region, the product and its fill are fused into that tile
+  // loop as @conv_epi_mm_fuse does (H whole rows of the expand_shape's
+  // result are contiguous in the product); the product tile, too large
+  // for @conv_match_mm_blk, is handed to the contraction schedule
+  // (@conv_epi_mm_blocks tags it niro.contraction), which gives it its KC
+  // slices, MC rows, packed panels and 4-row register blocks inside the
+  // tile loop; after canonicalization @conv_epi_mmk_vec tiles the epilogue
+  // on the cached accumulator into vectors.
+  transform.named_sequence @conv_epi_mmk0(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lm = transform.structured.tile_using_for %root tile_sizes [1, 256, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk_rows(%root: !transform.any_op {transform.consumed}, %h: !transform.param<i64> {transform.readonly}) {
+    %t, %ln, %lm, %loh = transform.structured.tile_using_for %root tile_sizes [1, 256, %h, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // A channels-last root (loops n, oh, ow, m): the same block, 1 × H × OW
+  // × 256.
+  transform.named_sequence @conv_epi_mmkl0(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lm = transform.structured.tile_using_for %root tile_sizes [1, 0, 0, 256]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmkl_rows(%root: !transform.any_op {transform.consumed}, %h: !transform.param<i64> {transform.readonly}) {
+    %t, %ln, %loh, %lm = transform.structured.tile_using_for %root tile_sizes [1, %h, 0, 256]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk_tiles(%root: !transform.any_op {transform.readonly}) {
+    %a0 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk, niro.mmk_h0} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a0 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk0 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %l0 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl, niro.mmk_h0} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %l0 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmkl0 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %h1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+    %h2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %h4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %a1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk, niro.mmk_h1} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a1 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk_rows failures(propagate) (%b, %h1) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %a2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk, niro.mmk_h2} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a2 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk_rows failures(propagate) (%b, %h2) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %a4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk, niro.mmk_h4} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a4 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk_rows failures(propagate) (%b, %h4) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %l1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl, niro.mmk_h1} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %l1 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmkl_rows failures(propagate) (%b, %h1) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %l2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl, niro.mmk_h2} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %l2 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmkl_rows failures(propagate) (%b, %h2) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %l4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl, niro.mmk_h4} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %l4 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmkl_rows failures(propagate) (%b, %h4) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    transform.yield
+  }
+  // The epilogue of a cache block, after canonicalization (static tiles):
+  // the root tile is tiled again into vector tiles of 4 × 16 elements
+  // (4 channels × 16 columns of a row; 4 columns × 16 channels
+  // channels-last), the region's element-wise generics (rank 4, all
+  // parallel: not the product, not its fill) fused into that loop, the
+  // remainders peeled; @conv_epi_blocks vectorizes each tile. The tile
+  // reads the block's accumulator from cache once, after the product's
+  // last KC slice.
+  transform.named_sequence @conv_match_epi_par4(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_epi_k(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.epi_k" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_k_fuse_once(%loop: !transform.op<"scf.for"> {transform.readonly}) {
+    %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    %p = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_k} in %f : (!transform.any_op) -> !transform.any_op
+    %fused, %new = transform.structured.fuse_into_containing_op %p into %loop
+      : (!transform.any_op, !transform.op<"scf.for">) -> (!transform.any_op, !transform.any_op)
+    transform.yield
+  }
+  // (Three times, as @conv_epi_fuse.)
+  transform.named_sequence @conv_epi_k_fuse(%loop: !transform.op<"scf.for"> {transform.readonly}) {
+    %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.include @conv_epi_k_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.include @conv_epi_k_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.include @conv_epi_k_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.apply_dce to %f : !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk_inner(%t: !transform.any_op {transform.consumed}) {
+    %v, %lm, %loh, %low = transform.structured.tile_using_for %t tile_sizes [0, 4, 1, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_k_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmkl_inner(%t: !transform.any_op {transform.consumed}) {
+    %v, %loh, %low, %lm = transform.structured.tile_using_for %t tile_sizes [0, 1, 4, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_k_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk_vec(%root: !transform.any_op {transform.readonly}) {
+    %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %e
+        @conv_match_epi_par4 -> @conv_mark_epi_k
+      : (!transform.any_op) -> !transform.any_op
+    %r = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %r : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk_inner failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %rl = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rl : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmkl_inner failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    transform.apply_patterns to %root {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
   // After canonicalization, a fused product tile (static, at most 1 × 8 ×
   // 16 × C) takes the contraction's block steps (schedule.mlir, steps 6
   // and 7): its fill vectorized, the contracted loop made first and tiled
@@ -644,6 +821,7 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%c: !transform.any_op):
       transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
     }
+    transform.include @conv_epi_mmk_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %m32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -721,7 +899,9 @@ module attributes {transform.with_named_sequence} {
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
     %mn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnhwc32} in %root : (!transform.any_op) -> !transform.any_op
     %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32 : !transform.any_op
+    %k = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk} in %root : (!transform.any_op) -> !transform.any_op
+    %kl = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl} in %root : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %k, %kl : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec,
         @conv_match_epi_vec_nchw -> @conv_mark_epi_vec,
@@ -1187,6 +1367,7 @@ module attributes {transform.with_named_sequence} {
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
+    transform.include @conv_epi_mmk_vec failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_mm_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
     %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root

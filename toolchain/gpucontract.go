@@ -38,11 +38,13 @@ func gpuBlock(n int64) int64 {
 	return 1
 }
 
-var contractionLineRE = regexp.MustCompile(`iterator_types = \[((?:"parallel", )+)"reduction"\]\} ins\([^)]*\) outs\(%[\w]+ : tensor<([0-9x]+)x[a-z0-9]+>\) attrs =\s+\{niro\.contraction\}`)
+var contractionLineRE = regexp.MustCompile(`iterator_types = \[((?:"parallel", )+)"reduction"\]\} ins\([^)]*\) outs\(%[\w]+ : tensor<([0-9x]+)x[a-z0-9]+>\) attrs =\s+(\{niro\.(?:contraction|mm_e)\})`)
 
 // TagGPUContractions marks each rank-3 (row, column, contracted) or rank-4
 // (batch first) niro.contraction generic of mlir-opt's printed module with
-// its GPU register block. A product whose block would be 1 x 1, or would
+// its GPU register block, and each niro.mm_e one (a 1×1 convolution's
+// product whose epilogue the host's convolution schedule fuses; the same
+// product, emit/conv_nhwc.go). A product whose block would be 1 x 1, or would
 // cover the whole result, is left untagged: it keeps the plain kernel (one
 // thread per element).
 func TagGPUContractions(mlir string) string {
@@ -62,7 +64,7 @@ func TagGPUContractions(mlir string) string {
 		if tm*tn == 1 || (tm == rows && tn == cols) {
 			return s
 		}
-		return strings.Replace(s, "{niro.contraction}", fmt.Sprintf("{niro.gpu_block = %s}", gpuBlockAttr(par == 3, tm, tn)), 1)
+		return strings.Replace(s, m[3], fmt.Sprintf("{niro.gpu_block = %s}", gpuBlockAttr(par == 3, tm, tn)), 1)
 	})
 }
 

@@ -20,20 +20,41 @@ import (
 // (1×64×56×56 → 64, pads 1; the row form); conv14x14_bn_relu.onnx: a 3×3
 // 1×256×14×14 → 256 (the channels-last form, the same work);
 // depthwise3x3_bn_relu6.onnx: 1×144×56×56, group 144;
-// pointwise1x1_bn_hardswish.onnx: 1×64×56×56 → 256 (a matrix product,
-// whose epilogue stays a pass of its own).
+// pointwise1x1_bn_hardswish.onnx: 1×64×56×56 → 256 (a matrix product in
+// the register block's bounds); the 1×1 products past them, with the
+// product's cache blocks (emit/conv_epilogue.go, mmkRows):
+// pointwise2048x7_bn_relu.onnx (1×2048×7×7 → 512),
+// pointwise512x28_bn_relu.onnx (1×512×28×28 → 128),
+// pointwise1024x14_add.onnx (1×1024×14×14 → 256, its bias and a residual
+// Add of a second input r), pointwise256x7_bn_relu.onnx (1×256×7×7 →
+// 2048) and pointwise512x14_f64_bn_relu.onnx (f64, 1×512×14×14 → 256);
+// pointwise128x28_bn_relu.onnx (1×128×28×28 → 512) is at the register
+// block's bound.
 func writeEpilogue(dir string, r *rand.Rand) {
-	f32 := int32(onnxpb.TensorProto_FLOAT)
+	f64 := false // the element type of the model being written
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		n := 1
 		for _, d := range dims {
 			n *= int(d)
 		}
+		if f64 {
+			raw := make([]byte, 8*n)
+			for i := 0; i < n; i++ {
+				binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(f()))
+			}
+			return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), RawData: raw}
+		}
 		raw := make([]byte, 4*n)
 		for i := 0; i < n; i++ {
 			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
 		}
-		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), RawData: raw}
+	}
+	typed := func(v *onnxpb.ValueInfoProto) *onnxpb.ValueInfoProto {
+		if f64 {
+			v.Type.GetTensorType().ElemType = proto.Int32(int32(onnxpb.TensorProto_DOUBLE))
+		}
+		return v
 	}
 	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
 	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
@@ -58,7 +79,12 @@ func writeEpilogue(dir string, r *rand.Rand) {
 				ints("kernel_shape", w[2:]...), ints("pads", pad, pad, pad, pad)),
 			node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"),
 		}
+		inputs := []*onnxpb.ValueInfoProto{typed(value("x", x))}
 		switch tail {
+		case "add":
+			// The bias, then a residual Add of the second input r.
+			nodes, inits = append(nodes[:1], node("Add", []string{"c", "r"}, "y")), inits[:2]
+			inputs = append(inputs, typed(value("r", []int64{x[0], m, oh, ow})))
 		case "relu":
 			nodes = append(nodes, node("Relu", []string{"n"}, "y"))
 		case "add_relu":
@@ -70,8 +96,8 @@ func writeEpilogue(dir string, r *rand.Rand) {
 			nodes = append(nodes, node("HardSwish", []string{"n"}, "y"))
 		}
 		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
-			Input:  []*onnxpb.ValueInfoProto{value("x", x)},
-			Output: []*onnxpb.ValueInfoProto{value("y", []int64{x[0], m, oh, ow})}}
+			Input:  inputs,
+			Output: []*onnxpb.ValueInfoProto{typed(value("y", []int64{x[0], m, oh, ow}))}}
 		write(filepath.Join(dir, file+".onnx"), g)
 	}
 	model("resnet3x3_bn_relu", []int64{1, 64, 56, 56}, []int64{64, 64, 3, 3}, 1, 1, "relu")
@@ -79,4 +105,11 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	model("conv14x14_bn_relu", []int64{1, 256, 14, 14}, []int64{256, 256, 3, 3}, 1, 1, "relu")
 	model("depthwise3x3_bn_relu6", []int64{1, 144, 56, 56}, []int64{144, 1, 3, 3}, 144, 1, "relu6")
 	model("pointwise1x1_bn_hardswish", []int64{1, 64, 56, 56}, []int64{256, 64, 1, 1}, 1, 0, "hardswish")
+	model("pointwise2048x7_bn_relu", []int64{1, 2048, 7, 7}, []int64{512, 2048, 1, 1}, 1, 0, "relu")
+	model("pointwise512x28_bn_relu", []int64{1, 512, 28, 28}, []int64{128, 512, 1, 1}, 1, 0, "relu")
+	model("pointwise1024x14_add", []int64{1, 1024, 14, 14}, []int64{256, 1024, 1, 1}, 1, 0, "add")
+	model("pointwise256x7_bn_relu", []int64{1, 256, 7, 7}, []int64{2048, 256, 1, 1}, 1, 0, "relu")
+	model("pointwise128x28_bn_relu", []int64{1, 128, 28, 28}, []int64{512, 128, 1, 1}, 1, 0, "relu")
+	f64 = true
+	model("pointwise512x14_f64_bn_relu", []int64{1, 512, 14, 14}, []int64{256, 512, 1, 1}, 1, 0, "relu")
 }
