@@ -164,7 +164,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 // products within mmEpiMaxC and mmEpiMaxW.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
-		return "", false
+		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
 	}
 	rt, _ := rankedTensor(op.Result)
 	xt, _ := rankedTensor(op.X)
@@ -176,7 +176,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if op.Groups != 1 {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		if op.Groups != xt.Dims[1] || M != op.Groups {
-			return "", false
+			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true
