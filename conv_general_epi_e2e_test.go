@@ -255,4 +255,3 @@ func TestConvGeneralEpilogueFused(t *testing.T) {
 		})
 	}
 }
-
