@@ -7,8 +7,9 @@ import "github.com/niro-dev/niro/niro"
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
 // for each convolution the schedule blocks (the channels-last form, the
-// depthwise one, the row form, and the f32 1×1 product within
-// mmEpiMaxC and mmEpiMaxW), the region of
+// depthwise one, the row form, the f32 1×1 product within
+// mmEpiMaxC and mmEpiMaxW, and conv_general.go's 1-D, 3-D and grouped
+// blocks, generalEpilogueForm), the region of
 // element-wise ops it can finish in the block, and tags their generics for
 // the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
 //
@@ -25,7 +26,9 @@ import "github.com/niro-dev/niro/niro"
 //     channels-last result, nchw: an NCHW result of the channels-last or
 //     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
-//     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
+//     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
+//     convolution of conv_general.go, whose grouped 2-D ones take nhwc and
+//     nchw (generalEpilogueForm); bits 32 or 16, the block of a 32- or
 //     64-bit accumulator), the region's other generics (the convolution's
 //     own bias generic among them) niro.conv_epi, and the convolution's
 //     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,

@@ -46,7 +46,10 @@ import (
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral);
 //   - a final generic reads the accumulator back in NC… order, adds the
-//     bias and rounds f16/bf16 once.
+//     bias and rounds f16/bf16 once. Where the epilogue is fused into the
+//     block (generalEpilogueForm: the one-group and per-output-channel
+//     blocks), it reads the accumulator through its indexing map
+//     (convGeneralEpilogueFused) and is the epilogue region's first op.
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window

@@ -41,7 +41,11 @@
 // block's accumulator before its store. A 1×1 convolution's product with
 // a fused epilogue (tagged niro.mm_e, emit/conv_nhwc.go) is fused the same
 // way through its tensor.expand_shape (@conv_epi_mm32) and takes the
-// contraction schedule's block steps instead (@conv_epi_mm_blocks).
+// contraction schedule's block steps instead (@conv_epi_mm_blocks). The
+// 1-D and 3-D blocks of emit/conv_general.go are fused through the
+// read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
+// or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
+// channels-last form's.
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
