@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/toolchain"
 )
 
 // genEpiCase is a convolution of emit/conv_general.go (1-D, 3-D, grouped
@@ -316,4 +320,65 @@ func TestConvGeneralEpilogueFusedChannels(t *testing.T) {
 	want := convRef(c2, y, w2, b2)
 	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{64}, b1), tf32(c2.w, w2), tf32([]int64{48}, b2))
 	checkF32(t, got[0], want)
+}
+
+// TestConvGeneralEpilogueUnfused checks the schedule's fallback for the
+// general forms: with the root's tag removed from the emitted text (as if
+// the fusion had not taken it), the tagged 1-D, 3-D and grouped blocks
+// are blocked and vectorized like untagged ones (@conv_epi_unfused), not
+// left a loop nest or vectorized whole.
+func TestConvGeneralEpilogueUnfused(t *testing.T) {
+	requireTools(t)
+	for _, c := range genEpiCases {
+		if c.name != "c1d_bn_relu" && c.name != "c3d_bn_relu" && c.name != "g2d_bn_relu" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), c.name+".niro")
+			if err := os.WriteFile(path, []byte(c.program()), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			src := strings.ReplaceAll(out.MLIR, "niro.epi_"+c.form, "niro.not_a_root")
+			if src == out.MLIR {
+				t.Fatalf("no epilogue root in\n%s", out.MLIR)
+			}
+			p, err := lookupPipeline("host")
+			if err != nil {
+				t.Fatal(err)
+			}
+			cut := -1
+			for i, s := range p.Steps {
+				if s.Schedule == "conv" {
+					cut = i
+				}
+			}
+			p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
+			env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+			tc, err := env.findTools(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.Progress = nil
+			ir, err := tc.Lower(context.Background(), src, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(ir, "niro.conv2d_e") {
+				t.Errorf("a niro.conv2d_e generic is left after the schedule:\n%s", ir)
+			}
+			muls := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<([\dx]+)xf(?:32|64)>`).FindAllStringSubmatch(ir, -1)
+			if len(muls) == 0 {
+				t.Errorf("no vector multiply after the schedule:\n%s", ir)
+			}
+			for _, m := range muls {
+				if n := tensorElems(m[1]); n > 256 {
+					t.Errorf("a vector multiply of %d elements (vector<%s>) after the schedule", n, m[1])
+				}
+			}
+		})
+	}
 }
