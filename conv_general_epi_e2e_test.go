@@ -38,6 +38,10 @@ var genEpiCases = []genEpiCase{
 	{name: "c1d_residual", conv: convCase{x: []int64{2, 8, 17}, w: []int64{12, 2, 5}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{2, 2}, groups: 4, bias: true}, elem: "f32", body: "residual", form: "c1d32"},
 	{name: "c1d_bias_f64", conv: convCase{x: []int64{1, 5, 21}, w: []int64{18, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true}, elem: "f64", body: "bias", form: "c1d16"},
 	{name: "c1d_bn_relu_f64", conv: convCase{x: []int64{2, 4, 19}, w: []int64{24, 4, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 2}, groups: 1, bias: true}, elem: "f64", body: "bn", form: "c1d16"},
+	// 1-D depthwise (QuartzNet-style; the depthwise block, niro.dwconv2d_e)
+	// and with a channel multiplier of 2.
+	{name: "c1d_depthwise_bn_relu", conv: convCase{x: []int64{1, 24, 30}, w: []int64{24, 1, 5}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{2, 2}, groups: 24, bias: true}, elem: "f32", body: "bn", form: "c1d32"},
+	{name: "c1d_dwmult_hardswish_f64", conv: convCase{x: []int64{2, 10, 13}, w: []int64{20, 1, 3}, strides: []int64{1}, dilations: []int64{2}, pads: []int64{2, 2}, groups: 10, bias: true}, elem: "f64", body: "hardswish", form: "c1d16"},
 	// Grouped 2-D, gathered per output channel (M/G < 8): ResNeXt's 32
 	// groups of 2 (OW = 10: a column remainder of 2), 3 groups of 6 with a
 	// stride, 20 groups in f64.
