@@ -667,6 +667,9 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
   transform.named_sequence @conv_epi_c1d16(%root: !transform.any_op {transform.consumed}) {
@@ -675,6 +678,9 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
   // A 3-D convolution's NCDHW root (loops n, m, od, oh, ow; the
@@ -687,6 +693,9 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
   transform.named_sequence @conv_epi_c3d16(%root: !transform.any_op {transform.consumed}) {
@@ -695,6 +704,9 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
@@ -812,9 +824,16 @@ module attributes {transform.with_named_sequence} {
     %g2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d16} in %root : (!transform.any_op) -> !transform.any_op
     %g3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d32} in %root : (!transform.any_op) -> !transform.any_op
     %g4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d16} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %g1, %g2, %g3, %g4 : !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32 : !transform.any_op
     transform.foreach_match restrict_root in %all
-        @conv_match_epi_vec -> @conv_mark_epi_vec,
+        @conv_match_epi_vec -> @conv_mark_epi_vec
+      : (!transform.any_op) -> !transform.any_op
+    // The rank-3 and rank-5 epilogue tiles of the 1-D and 3-D roots only
+    // (marked niro.epi_gen in their tile loops): a 1×1 product's fill
+    // tile, also rank 3, is not one.
+    %eg = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gen} in %root : (!transform.any_op) -> !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4 : !transform.any_op
+    transform.foreach_match restrict_root in %gall
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
         @conv_match_epi_vec5 -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
