@@ -726,10 +726,11 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 // or n, oh, ow, m channels-last) that reads the accumulator through
 // (n, m, od, oh, ow) → (n·OD + od, oh, ow, m), adds the bias and rounds
 // 16-bit floats once. A 2-D accumulator is a direct operand, read through
-// a transposing map (as conv_nhwc.go's); a 1-D one is read collapsed to
-// [N, OW, M], a 3-D one expanded to [N, OD, OH, OW, M], so that every map
-// stays a projected permutation (which vectorization needs): the schedule
-// bubbles the root tile's slice above the reshape
+// a transposing map (as conv_nhwc.go's); a 1-D one is read through a
+// rank-reducing slice [N, OW, M], a 3-D one expanded to [N, OD, OH, OW,
+// M], so that every map stays a projected permutation (which
+// vectorization needs): the schedule merges the root tile's slice with
+// that slice (@conv_epi_slice_fuse) or bubbles it above the expand_shape
 // (@conv_epi_mm_fuse) and fuses the convolution's block into the loop.
 func (fe *funcEmitter) convGeneralEpilogueFused(op *niro.Conv, rt niro.TensorType, g *convGeom, sum string) {
 	res := op.Result
