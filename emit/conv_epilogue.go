@@ -12,7 +12,8 @@ import (
 // arithmetic, an activation, a residual Add) would otherwise be one more
 // pass over the accumulator after all the blocks. planConvEpilogues picks,
 // for each convolution the schedule blocks (the channels-last form, the
-// depthwise one, the row form, and the 1×1 product of f32, f64 or f16),
+// depthwise one, the row form, the 1×1 product of f32, f64 or f16, and
+// conv_general.go's 1-D, 3-D and grouped blocks, generalEpilogueForm),
 // the region of
 // element-wise ops it can finish in the block, and tags their generics for
 // the convolution schedule (toolchain/conv.mlir, @conv_epi_tiles):
@@ -30,7 +31,9 @@ import (
 //     channels-last result, nchw: an NCHW result of the channels-last or
 //     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
-//     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
+//     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
+//     convolution of conv_general.go, whose grouped 2-D ones take nhwc and
+//     nchw (generalEpilogueForm); bits 32 or 16, the block of a 32- or
 //     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or
 //     of f64 or f16, takes its cache block instead: the root is tagged
 //     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)
@@ -221,7 +224,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 // block of conv_general.go).
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
-		return "", false
+		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
 	}
 	rt, _ := rankedTensor(op.Result)
 	xt, _ := rankedTensor(op.X)
@@ -233,7 +236,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if op.Groups != 1 {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		if op.Groups != xt.Dims[1] || M != op.Groups {
-			return "", false
+			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true

@@ -46,7 +46,10 @@ import (
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral);
 //   - a final generic reads the accumulator back in NC… order, adds the
-//     bias and rounds f16/bf16 once.
+//     bias and rounds f16/bf16 once. Where the epilogue is fused into the
+//     block (generalEpilogueForm: the one-group and per-output-channel
+//     blocks), it reads the accumulator through its indexing map
+//     (convGeneralEpilogueFused) and is the epilogue region's first op.
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -75,6 +78,9 @@ type convGeom struct {
 	// never read back.
 	mp int64
 	x  niro.Value
+	// epi: the epilogue is fused into the block (generalEpilogueForm);
+	// the block's generic is tagged with _e.
+	epi bool
 }
 
 // convGeneral lowers op (1-D or 3-D, or 2-D with groups other than 1 and
@@ -131,6 +137,9 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	case g.perGroup:
 		acc := fe.convPerGroup(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append([]int64{g.G}, append(oneRow, g.mp)...), "[[0], [1, 2], [3], [4], [5]]", true)
+	case fe.epiConv[op.Result.ID] && g.mp == g.Mg:
+		g.epi = true
+		fe.convGeneralEpilogueFused(op, rt, &g, fe.convFolded(&g))
 	default:
 		acc := fe.convFolded(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.G*g.mp), "[[0, 1], [2], [3], [4, 5]]", false)
@@ -324,7 +333,7 @@ func (fe *funcEmitter) dwBlock(g *convGeom, xg string, xgDims []int64, wT string
 			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(6, []string{d(4), d(5), d(3)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
-		convTag("niro.dwconv2d", M), func(args []string) string {
+		g.tag("niro.dwconv2d", M), func(args []string) string {
 			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
 		})
 	return sum
@@ -361,10 +370,20 @@ func (fe *funcEmitter) convBlock(g *convGeom, xg string, xgDims []int64, wT stri
 			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-		convTag("niro.conv2d", M), func(args []string) string {
+		g.tag("niro.conv2d", M), func(args []string) string {
 			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
 		})
 	return sum
+}
+
+// tag is the schedule's tag of a block generic with c channels: convTag's,
+// with _e when the epilogue is fused.
+func (g *convGeom) tag(tag string, c int64) string {
+	t := convTag(tag, c)
+	if t != "" && g.epi {
+		t += "_e"
+	}
+	return t
 }
 
 func b2i(b bool) int {
@@ -632,4 +651,132 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 	if split {
 		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : %s into %s", name(res), dst, outTyp, fe.typ(res))
 	}
+}
+
+// generalEpilogueForm returns the scheduled form of a convolution of
+// conv_general.go whose epilogue can be fused into its register block
+// (planConvEpilogues), or false. It takes the rank-7 block of one group
+// and the per-output-channel gather (convFolded, with its depthwise
+// block for a channel multiplier), whose accumulator [N·OD, OH, OW, M]
+// holds result channel m at m:
+//
+//   - "c1d": a 1-D convolution, NCH result (loops n, m, ow);
+//   - "c3d": a 3-D one, NCDHW result (loops n, m, od, oh, ow);
+//   - "nchw" and "nhwc": a grouped 2-D one, as conv_nhwc.go's forms.
+//
+// The fused read-back (convGeneralEpilogueFused) reads the accumulator
+// through its indexing map, which the tiling of the root carries to the
+// convolution's generic. Not taken: the per-group form (several
+// generics, one slice of the accumulator each), the pointwise product,
+// a block channel count of 16k + 1 (the padding channel), a channel
+// multiplier that conv_dwmult.go's row form takes, bf16, and
+// channels-last 1-D or 3-D values.
+func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
+	rt, ok1 := rankedTensor(op.Result)
+	xt, ok2 := rankedTensor(op.X)
+	wt, ok3 := rankedTensor(op.W)
+	if !ok1 || !ok2 || !ok3 || !rt.HasStaticShape() || !xt.HasStaticShape() || !wt.HasStaticShape() ||
+		!isFloat(xt.Elem) || wt.Elem != xt.Elem || xt.Rank() != wt.Rank() || rt.Rank() != xt.Rank() {
+		return "", false
+	}
+	S := xt.Rank() - 2
+	if S < 1 || S > 3 || len(op.Pads) != 2*S || len(op.Strides) != S || len(op.Dilations) != S || op.Groups < 1 {
+		return "", false
+	}
+	G, C, M := op.Groups, xt.Dims[1], wt.Dims[0]
+	if C%G != 0 || M%G != 0 || wt.Dims[1] != C/G {
+		return "", false
+	}
+	Mg := M / G
+	unit := true
+	for _, k := range wt.Dims[2:] {
+		unit = unit && k == 1
+	}
+	switch {
+	case M < 2 || M%16 == 1:
+		return "", false
+	case xt.Elem == niro.BF16:
+		// The fused bf16 tile of some shapes does not select on x86 in
+		// LLVM 22 ("Do not know how to soft promote this operator's
+		// operand": 3×6×17 → 9, 3 groups, kernel 5, TestE2EConvExact), as
+		// the bf16 pointwise product does (convGeneral).
+		return "", false
+	case G > 1 && Mg >= 8 && G <= 16: // per group
+		return "", false
+	case G == 1 && unit: // the pointwise product
+		return "", false
+	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
+		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
+		return "", false
+	case S == 2 && fe.channelsLast(op.Result):
+		return "nhwc", true
+	case S == 2:
+		return "nchw", true
+	case fe.channelsLast(op.Result) || fe.channelsLast(op.X):
+		return "", false
+	case S == 1:
+		return "c1d", true
+	}
+	return "c3d", true
+}
+
+// convGeneralEpilogueFused writes op's result from the accumulator sum
+// [N·OD, OH, OW, M] of a convolution whose epilogue is fused
+// (generalEpilogueForm): one generic over the result's loops (n, m, o…,
+// or n, oh, ow, m channels-last) that reads the accumulator through
+// (n, m, od, oh, ow) → (n·OD + od, oh, ow, m), adds the bias and rounds
+// 16-bit floats once. A 2-D accumulator is a direct operand, read through
+// a transposing map (as conv_nhwc.go's); a 1-D one is read through a
+// rank-reducing slice [N, OW, M], a 3-D one expanded to [N, OD, OH, OW,
+// M], so that every map stays a projected permutation (which
+// vectorization needs): the schedule merges the root tile's slice with
+// that slice (@conv_epi_slice_fuse) or bubbles it above the expand_shape
+// (@conv_epi_mm_fuse) and fuses the convolution's block into the loop.
+func (fe *funcEmitter) convGeneralEpilogueFused(op *niro.Conv, rt niro.TensorType, g *convGeom, sum string) {
+	res := op.Result
+	R := g.S + 2
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	var accExprs []string
+	outDims := rt.Dims
+	mE := d(1)
+	accDims := []int64{g.N * g.o[0], g.o[1], g.o[2], g.G * g.mp}
+	switch {
+	case fe.channelsLast(res): // 2-D: loops n, oh, ow, m
+		accExprs = []string{d(0), d(1), d(2), d(3)}
+		outDims = nhwcDims(rt.Dims)
+		mE = d(3)
+	case g.S == 2:
+		accExprs = []string{d(0), d(2), d(3), d(1)}
+	case g.S == 1:
+		// [N, 1, OW, M] as [N, OW, M]: a rank-reducing slice, which
+		// merges with the tile's (a collapse_shape's slice does not
+		// bubble up with the tile's dynamic offsets in MLIR 22).
+		to := []int64{accDims[0], accDims[2], accDims[3]}
+		t := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s[0, 0, 0, 0] [%d, 1, %d, %d] [1, 1, 1, 1] : %s to %s", t, sum, to[0], to[1], to[2], tensorTypeOf(accDims, g.acc), tensorTypeOf(to, g.acc))
+		sum, accDims = t, to
+		accExprs = []string{d(0), d(2), d(1)}
+	default:
+		// [N·OD, OH, OW, M] as [N, OD, OH, OW, M].
+		full := []int64{g.N, g.o[0], g.o[1], g.o[2], accDims[3]}
+		t := fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3], [4]] output_shape [%s] : %s into %s", t, sum, dimList(full), tensorTypeOf(accDims, g.acc), tensorTypeOf(full, g.acc))
+		sum, accDims = t, full
+		accExprs = []string{d(0), d(2), d(3), d(4), d(1)}
+	}
+	ins := []genericOperand{{name: sum, typ: tensorTypeOf(accDims, g.acc), elem: g.acc, amap: affineMap(R, accExprs)}}
+	if op.HasBias() {
+		ins = append(ins, genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: g.elem, amap: affineMap(R, []string{mE})})
+	}
+	fe.generic(name(res), parallel(R), ins,
+		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: tensorTypeOf(outDims, g.elem), elem: g.elem, amap: identityMap(R)},
+		"", func(args []string) string {
+			y := args[0]
+			if op.HasBias() {
+				s := fe.tmp()
+				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
+				y = s
+			}
+			return fe.narrow(g.xElem, y)
+		})
 }

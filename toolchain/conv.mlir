@@ -46,7 +46,11 @@
 // a cache block of the product instead (@conv_epi_mmk_tiles: 256 output
 // channels × whole output rows), whose product tile the contraction
 // schedule blocks (KC, MC, packed panels) inside the tile loop, and whose
-// epilogue @conv_epi_mmk_vec tiles into vectors on the cached tile.
+// epilogue @conv_epi_mmk_vec tiles into vectors on the cached tile. The
+// 1-D and 3-D blocks of emit/conv_general.go are fused through the
+// read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
+// or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
+// channels-last form's.
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
@@ -441,6 +445,27 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // A 1-D convolution's root reads the accumulator through a
+  // rank-reducing slice: the region is fused first, then the root tile's
+  // slice of that slice is merged into one slice of the convolution's
+  // result, which fuse_into_containing_op takes (rank-reducing its tile),
+  // and the fill with it.
+  transform.named_sequence @conv_epi_slice_fuse(%lm: !transform.op<"scf.for"> {transform.readonly}) {
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.apply_patterns to %lm {
+      transform.apply_patterns.tensor.merge_consecutive_insert_extract_slice
+    } : !transform.op<"scf.for">
+    // Once: the fused convolution tile is read through a rank-reducing
+    // slice of itself, which a second fusion would tile again.
+    %f = transform.get_parent_op %lm {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.include @conv_epi_fuse_once failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.apply_cse to %f : !transform.any_op
+    transform.apply_dce to %f : !transform.any_op
+    transform.apply_patterns to %lm {
+      transform.apply_patterns.tensor.fold_tensor_empty
+    } : !transform.op<"scf.for">
+    transform.yield
+  }
   transform.named_sequence @conv_epi_mm_fuse(%lm: !transform.op<"scf.for"> {transform.readonly}) {
     transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.apply_patterns to %lm {
@@ -807,6 +832,60 @@ module attributes {transform.with_named_sequence} {
     }
     transform.yield
   }
+  // A 1-D convolution's NCH root (emit/conv_general.go, loops n, m, ow;
+  // the accumulator [N, 1, OW, M] read collapsed to [N, OW, M] through
+  // (n, m, ow) → (n, ow, m)): the block of @conv_tile32, the loops nested
+  // n, ow, m; the tile's slice of the collapse_shape is bubbled up above
+  // it (@conv_epi_mm_fuse), so that the convolution fuses as any
+  // producer.
+  transform.named_sequence @conv_epi_c1d32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 32, 8] interchange = [0, 2, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_c1d16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 16, 8] interchange = [0, 2, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  // A 3-D convolution's NCDHW root (loops n, m, od, oh, ow; the
+  // accumulator [N·OD, OH, OW, M] read expanded to [N, OD, OH, OW, M]):
+  // the same block, the loops nested n, od, oh, ow, m, and the slice of
+  // the expand_shape bubbled up in the same way.
+  transform.named_sequence @conv_epi_c3d32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 32, 1, 1, 8] interchange = [0, 2, 3, 4, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_c3d16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 1, 8] interchange = [0, 2, 3, 4, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
     %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -867,6 +946,26 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_rows16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %gc1d32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gc1d32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_c1d32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gc1d16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gc1d16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_c1d16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gc3d32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gc3d32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_c3d32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gc3d16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gc3d16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_c3d16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     transform.yield
   }
   // After canonicalization: the fused channels-last convolution tiles are
@@ -901,6 +1000,10 @@ module attributes {transform.with_named_sequence} {
     %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
     %k = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk} in %root : (!transform.any_op) -> !transform.any_op
     %kl = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmkl} in %root : (!transform.any_op) -> !transform.any_op
+    %g1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d32} in %root : (!transform.any_op) -> !transform.any_op
+    %g2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d16} in %root : (!transform.any_op) -> !transform.any_op
+    %g3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d32} in %root : (!transform.any_op) -> !transform.any_op
+    %g4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d16} in %root : (!transform.any_op) -> !transform.any_op
     %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %k, %kl : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec,
@@ -908,6 +1011,15 @@ module attributes {transform.with_named_sequence} {
         @conv_match_epi_vec_rows -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_epi_rows_mark failures(propagate) (%root) : (!transform.any_op) -> ()
+    // The rank-3 and rank-5 epilogue tiles of the 1-D and 3-D roots only
+    // (marked niro.epi_gen in their tile loops): a 1×1 product's fill
+    // tile, also rank 3, is not one.
+    %eg = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gen} in %root : (!transform.any_op) -> !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4 : !transform.any_op
+    transform.foreach_match restrict_root in %gall
+        @conv_match_epi_vec3 -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5 -> @conv_mark_epi_vec
+      : (!transform.any_op) -> !transform.any_op
     %v = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_vec} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %v : !transform.any_op {
     ^bb0(%g: !transform.any_op):
@@ -1033,6 +1145,56 @@ module attributes {transform.with_named_sequence} {
       transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
       %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
       transform.match.param.cmpi le %d3, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  // The tiles of a 1-D root (n, m, ow: 1 × 32 × 8) and a 3-D one (n, m,
+  // od, oh, ow: 1 × 32 × 1 × 1 × 8), emit/conv_general.go.
+  transform.named_sequence @conv_match_epi_vec3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c32 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec5(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c32 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c8 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op

@@ -10,7 +10,8 @@
 // as a matrix product). Weights are initializers, uniform in ±√(3/fan_in);
 // the input x (and the MatMul's b) is a graph input. The convolutions
 // of general.go (1-D, grouped, 3-D) and the convolutions with an epilogue
-// of epilogue.go are written beside them.
+// of epilogue.go and the general forms with an epilogue of
+// general_epilogue.go are written beside them.
 package main
 
 import (
@@ -69,6 +70,7 @@ func main() {
 	write(filepath.Join(*out, "matmul.onnx"), mm)
 	writeGeneral(*out, r)
 	writeEpilogue(*out, r)
+	writeGeneralEpilogue(*out, r)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {

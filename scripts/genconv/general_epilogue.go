@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/niro-dev/niro/onnxpb"
+)
+
+// writeGeneralEpilogue writes convolutions of the general forms (1-D,
+// grouped, 3-D; emit/conv_general.go) followed by the epilogues that the
+// convolution schedule fuses into their register block: Conv with a bias,
+// an optional BatchNormalization, then Relu. Pads p on both sides of every
+// spatial axis, stride 1.
+//
+// DIR/conv1d_bias_relu.onnx: 1×64×1000 → 64, kernel 3;
+// grouped3x3g32_bn_relu.onnx: the ResNeXt grouped 3×3, 1×128×28×28 → 128,
+// 32 groups, with BatchNormalization; conv3d_bias_relu.onnx: 1×16×8×28×28
+// → 32, kernel 3×3×3.
+func writeGeneralEpilogue(dir string, r *rand.Rand) {
+	f32 := int32(onnxpb.TensorProto_FLOAT)
+	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
+		n := 1
+		for _, d := range dims {
+			n *= int(d)
+		}
+		raw := make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
+		}
+		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+	}
+	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
+		return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Attribute: attrs}
+	}
+	ints := func(name string, v ...int64) *onnxpb.AttributeProto {
+		return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
+	}
+	model := func(file string, x, w []int64, group, pad int64, bn bool) {
+		m := w[0]
+		fan := float64(1)
+		for _, d := range w[1:] {
+			fan *= float64(d)
+		}
+		s := math.Sqrt(3 / fan)
+		inits := []*onnxpb.TensorProto{tensor("w", w, uni(-s, s)), tensor("b", []int64{m}, uni(-0.1, 0.1))}
+		S := len(x) - 2
+		out := []int64{x[0], m}
+		pads := make([]int64, 2*S)
+		for i := 0; i < S; i++ {
+			out = append(out, x[2+i]+2*pad-w[2+i]+1)
+			pads[i], pads[S+i] = pad, pad
+		}
+		nodes := []*onnxpb.NodeProto{
+			node("Conv", []string{"x", "w", "b"}, "c",
+				&onnxpb.AttributeProto{Name: proto.String("group"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(group)},
+				ints("kernel_shape", w[2:]...), ints("pads", pads...)),
+		}
+		last := "c"
+		if bn {
+			inits = append(inits, tensor("gamma", []int64{m}, uni(0.5, 1.5)), tensor("beta", []int64{m}, uni(-0.2, 0.2)),
+				tensor("mean", []int64{m}, uni(-0.2, 0.2)), tensor("var", []int64{m}, uni(0.5, 1.5)))
+			nodes = append(nodes, node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"))
+			last = "n"
+		}
+		nodes = append(nodes, node("Relu", []string{last}, "y"))
+		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
+			Input:  []*onnxpb.ValueInfoProto{value("x", x)},
+			Output: []*onnxpb.ValueInfoProto{value("y", out)}}
+		write(filepath.Join(dir, file+".onnx"), g)
+	}
+	model("conv1d_bias_relu", []int64{1, 64, 1000}, []int64{64, 64, 3}, 1, 1, false)
+	model("grouped3x3g32_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 4, 3, 3}, 32, 1, true)
+	model("conv3d_bias_relu", []int64{1, 16, 8, 28, 28}, []int64{32, 16, 3, 3, 3}, 1, 1, false)
+}
