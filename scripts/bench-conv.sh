@@ -8,7 +8,8 @@
 # the LLVM/MLIR 22 tools and onnxruntime-node under $NODE_PATH.
 # NIRO_BIN times a prebuilt niro instead of building one. CASES picks the models (default the four above); CASES=general times the
 # 1-D, grouped and 3-D convolutions of scripts/genconv/general.go instead, CASES=epilogue the convolutions
-# followed by BatchNormalization and an activation of scripts/genconv/epilogue.go.
+# followed by BatchNormalization and an activation of scripts/genconv/epilogue.go, CASES=depthwise MobileNetV2's
+# depthwise 3×3 convolutions at strides 1 and 2, alone and with BatchNormalization and Clip or HardSwish (depthwise.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -32,6 +33,18 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [depthwise3x3_bn_relu6]=8128512 [pointwise1x1_bn_hardswish]=102760448)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
+if [ "$cases" = depthwise ]; then
+  # MobileNetV2's depthwise 3×3 (scripts/genconv/depthwise.go): dw<C>x<H>s<S>[_relu6|_hswish].
+  cases=""
+  for cs in 32x112 144x56 192x28 576x14 960x7; do
+    for s in 1 2; do
+      for t in "" _relu6 _hswish; do
+        m="dw${cs}s$s$t" c="${cs%x*}" h="${cs#*x}" o=$(( (h + 2 - 3) / s + 1 ))
+        cases="$cases $m" shapes[$m]="x=1x${c}x${h}x${h}" flop[$m]=$(( 18 * c * o * o ))
+      done
+    done
+  done
+fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi
 gflops() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['median_us']:.0f} us median, {d['min_us']:.0f} us min, {float(sys.argv[2])/d['min_us']/1e3:.1f} GFLOP/s\")" "$1" "$2"; }
 for _ in $(seq "$rounds"); do

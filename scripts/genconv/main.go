@@ -69,6 +69,7 @@ func main() {
 	write(filepath.Join(*out, "matmul.onnx"), mm)
 	writeGeneral(*out, r)
 	writeEpilogue(*out, r)
+	writeDepthwise(*out, r)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {
