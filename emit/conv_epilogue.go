@@ -23,7 +23,8 @@ import "github.com/niro-dev/niro/niro"
 //     its other operand read as an input;
 //   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
 //     channels-last result, nchw: an NCHW result of the channels-last or
-//     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
+//     depthwise form, rows: the row form, dwrows: the depthwise row form
+//     without a multiplier (conv_dwmult.go), mm: the NCHW 1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
 //     64-bit accumulator), the region's other generics (the convolution's
@@ -100,7 +101,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm") {
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" || form == "dwrows") {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {
@@ -158,10 +159,11 @@ func (fe *funcEmitter) planConvEpilogues() {
 }
 
 // epilogueForm returns the scheduled form of a 2-D convolution whose
-// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc" or
-// "mmnchw"), or false: the dispatch of conv, restricted to the one-group
-// channels-last form, the depthwise one, the row form and the f32 1×1
-// products within mmEpiMaxC and mmEpiMaxW.
+// epilogue can be fused ("nhwc", "nchw", "rows", "dwrows", "mm", "mmnhwc"
+// or "mmnchw"), or false: the dispatch of conv, restricted to the
+// one-group channels-last form, the depthwise one, the row form, the
+// depthwise row form (k = 1, NCHW) and the f32 1×1 products within
+// mmEpiMaxC and mmEpiMaxW.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return "", false
@@ -177,6 +179,13 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		if op.Groups != xt.Dims[1] || M != op.Groups {
 			return "", false
+		}
+		// The row form (conv_dwmult.go), NCHW (layout.go keeps it so).
+		if useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) {
+			if fe.channelsLast(op.Result) {
+				return "", false
+			}
+			return "dwrows", true
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true

@@ -630,6 +630,27 @@ module attributes {transform.with_named_sequence} {
     }
     transform.yield
   }
+  // A root of the depthwise row form without a multiplier (emit/conv_dwmult.go,
+  // loops n, c, oh, ow; the convolution's accumulator is N×C×OH×OW): the
+  // block of @conv_tile_dw32 on the row form, 8 output rows by 32 output
+  // columns (16 for f64) of one channel, the innermost loop along the row.
+  // The fused convolution tile is then a depthwise block (@conv_epi_blocks).
+  transform.named_sequence @conv_epi_dwrows32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lc, %loh, %low = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 32]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_dwrows16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lc, %loh, %low = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
     %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -689,6 +710,16 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_rows16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %w32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %w32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_dwrows32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %w16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %w16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_dwrows16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     transform.yield
   }
   // After canonicalization: the fused channels-last convolution tiles are
@@ -721,7 +752,9 @@ module attributes {transform.with_named_sequence} {
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
     %mn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnhwc32} in %root : (!transform.any_op) -> !transform.any_op
     %mc32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmnchw32} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32 : !transform.any_op
+    %w32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows32} in %root : (!transform.any_op) -> !transform.any_op
+    %w16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows16} in %root : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %w32, %w16 : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
