@@ -23,8 +23,10 @@ import "github.com/niro-dev/niro/niro"
 //     its other operand read as an input;
 //   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
 //     channels-last result, nchw: an NCHW result of the channels-last or
-//     depthwise form, rows: the row form, dwrows: the depthwise row form
-//     without a multiplier (conv_dwmult.go), mm: the NCHW 1×1 product,
+//     depthwise form, rows: the row form, dwrows and dwrowsh: the
+//     depthwise row form without a multiplier (conv_dwmult.go) with a
+//     block of a whole vector of columns or half of one, mm: the NCHW
+//     1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; bits 32 or 16, the block of a 32- or
 //     64-bit accumulator), the region's other generics (the convolution's
@@ -101,7 +103,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" || form == "dwrows") {
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" || form == "dwrows" || form == "dwrowsh") {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {
@@ -159,8 +161,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 }
 
 // epilogueForm returns the scheduled form of a 2-D convolution whose
-// epilogue can be fused ("nhwc", "nchw", "rows", "dwrows", "mm", "mmnhwc"
-// or "mmnchw"), or false: the dispatch of conv, restricted to the
+// epilogue can be fused ("nhwc", "nchw", "rows", "dwrows", "dwrowsh",
+// "mm", "mmnhwc" or "mmnchw"), or false: the dispatch of conv, restricted to the
 // one-group channels-last form, the depthwise one, the row form, the
 // depthwise row form (k = 1, NCHW) and the f32 1×1 products within
 // mmEpiMaxC and mmEpiMaxW.
@@ -185,7 +187,18 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 			if fe.channelsLast(op.Result) {
 				return "", false
 			}
-			return "dwrows", true
+			// The block of 8 rows by a full vector of columns (32 f32, 16
+			// f64) where the row is a whole number of them or leaves half
+			// of one or fits one; half as wide otherwise (a remainder of
+			// 24 or 28 f32 columns is slow in LLVM 22, dwMultSegments).
+			lanes := int64(32)
+			if rt.Elem == niro.F64 {
+				lanes = 16
+			}
+			if r := rt.Dims[3] % lanes; r == 0 || r == lanes/2 || rt.Dims[3] < lanes/2 {
+				return "dwrows", true
+			}
+			return "dwrowsh", true
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true
