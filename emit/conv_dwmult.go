@@ -60,7 +60,28 @@ func dwMultLanes(acc string) int64 {
 // depthwise-multiplier row form (which reads W as it is: conv_filter.go
 // lays out no copy for it).
 func useDWMultRows(c, g, m, cg, ow int64) bool {
-	return g == c && cg == 1 && m >= c && m%c == 0 && ow >= 2
+	return g == c && cg == 1 && m > c && m%c == 0 && ow >= 2
+}
+
+// useDWRows reports whether a depthwise 2-D convolution without a channel
+// multiplier (groups = C = M, filter M × 1 × …) takes the row form as a
+// plain one: its input and result NCHW (layout.go leaves them so where
+// they are not carried between channels-last ops) and an output at least
+// two columns wide. The row form is faster than the channels-last block
+// at every MobileNetV2 size, strides 1 and 2, with and without a fused
+// epilogue (docs/performance.md, "Depthwise convolutions in the row
+// form"); within a chain of channels-last values, the block is kept
+// (examples/mobilenetv2 took 27 µs with its depthwise convolution and the
+// 1×1 ones around it NCHW, against 23 µs channels-last).
+func (fe *funcEmitter) useDWRows(op *niro.Conv) bool {
+	if !conv2DStatic(op) || fe.channelsLast(op.X) || fe.channelsLast(op.Result) {
+		return false
+	}
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	rt, _ := rankedTensor(op.Result)
+	C := xt.Dims[1]
+	return op.Groups == C && wt.Dims[0] == C && wt.Dims[1] == 1 && rt.Dims[3] >= 2
 }
 
 // convDWMultRows lowers op in the depthwise-multiplier row form (see
@@ -73,13 +94,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
 	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
 	OH, OW := rt.Dims[2], rt.Dims[3]
-	if !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) {
+	plain := fe.useDWRows(op)
+	if !plain && !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) {
 		return false
 	}
 	k := M / C
-	// plain: a depthwise convolution without a multiplier (k = 1) and an
-	// NCHW result, whose accumulator is the result itself (see above).
-	plain := k == 1 && !fe.channelsLast(op.Result)
 	sh, sw := op.Strides[0], op.Strides[1]
 	dh, dw := op.Dilations[0], op.Dilations[1]
 	pt, pl := op.Pads[0], op.Pads[1]
@@ -159,7 +178,12 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	var wv string
 	var wDims []int64
 	var wExprs []string
-	if plain {
+	if f, folded := fe.foldedFilter(op); plain && folded {
+		// The constant filter laid out [KH, KW, C] at compile time for the
+		// channels-last block (conv_filter.go).
+		wv, wDims = f, []int64{KH, KW, C}
+		wExprs = []string{d(4), d(5), d(1)}
+	} else if plain {
 		// W [C, 1, KH, KW] as [C, KH, KW]: one reshape, no copy.
 		wv, wDims = fe.collapse(name(op.W), wt.Dims, elem, 2, 1, 1)
 		wExprs = []string{d(1), d(4), d(5)}

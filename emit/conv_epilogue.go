@@ -182,11 +182,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		if op.Groups != xt.Dims[1] || M != op.Groups {
 			return "", false
 		}
-		// The row form (conv_dwmult.go), NCHW (layout.go keeps it so).
-		if useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) {
-			if fe.channelsLast(op.Result) {
-				return "", false
-			}
+		// The plain row form (conv_dwmult.go), NCHW.
+		if fe.useDWRows(op) {
 			// The block of 8 rows by a full vector of columns (32 f32, 16
 			// f64) where the row is a whole number of them or leaves half
 			// of one or fits one; half as wide otherwise (a remainder of

@@ -36,9 +36,8 @@ import (
 //     as usual). A value returned or read by any other op stays NCHW, so
 //     the layout changes only at the graph's edges (and at ops that do not
 //     carry it);
-//   - a convolution that takes the row form (convRowsNCHW: conv_rows.go's,
-//     or conv_dwmult.go's for a depthwise one) keeps its input and result
-//     NCHW.
+//   - a convolution that takes the row form (convRowsNCHW) keeps its input
+//     and result NCHW.
 //
 // The choice changes no arithmetic: the same elements are computed by the
 // same scalar bodies, only stored in another order.
@@ -229,23 +228,11 @@ func conv2DStatic(op *niro.Conv) bool {
 // row, is faster there than the channels-last block (examples/unet, whose
 // three convolutions are 16 wide: 128 µs with them channels-last, 106 µs
 // in the row form).
-//
-// A depthwise convolution (groups = C = M) that conv_dwmult.go's row form
-// takes keeps both NCHW too: the row form, vectorized along the output
-// row with the result as its accumulator, is faster than the channels-last
-// depthwise block at every MobileNetV2 size (docs/performance.md,
-// "Depthwise convolutions in the row form").
 func convRowsNCHW(op *niro.Conv) bool {
 	wt, ok1 := rankedTensor(op.W)
 	rt, ok2 := rankedTensor(op.Result)
-	xt, ok3 := rankedTensor(op.X)
-	if !ok1 || !ok2 || !ok3 || wt.Rank() != 4 || rt.Rank() != 4 || xt.Rank() != 4 {
-		return false
-	}
-	if op.Groups != 1 {
-		return wt.Dims[0] == xt.Dims[1] && useDWMultRows(xt.Dims[1], op.Groups, wt.Dims[0], wt.Dims[1], rt.Dims[3])
-	}
-	return useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3])
+	return ok1 && ok2 && op.Groups == 1 && wt.Rank() == 4 && rt.Rank() == 4 &&
+		useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3])
 }
 
 // pool2DStatic reports whether op is a 2-D pool with static shapes on a
