@@ -34,9 +34,10 @@ var dwRowsCases = []convCase{
 }
 
 // dwRowsAcc matches the row form's convolution generic writing the NCHW
-// result (or a column segment of it) as its accumulator.
+// result (or a column segment of it) as its accumulator (tagged _e where
+// its bias is fused into the block).
 func dwRowsAcc(o []int64, e string) *regexp.Regexp {
-	return regexp.MustCompile(fmt.Sprintf(`outs\(%%t[0-9]+ : tensor<%dx%dx%dx[0-9]+x%s>\) attrs = \{niro\.dwconv2d\}`, o[0], o[1], o[2], e))
+	return regexp.MustCompile(fmt.Sprintf(`outs\(%%t[0-9]+ : tensor<%dx%dx%dx[0-9]+x%s>\) attrs = \{niro\.dwconv2d(_e)?\}`, o[0], o[1], o[2], e))
 }
 
 // TestConvDWRowsForm checks that the depthwise convolutions of

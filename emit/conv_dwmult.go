@@ -45,6 +45,25 @@ import (
 // A result kept channels-last (layout.go) is written by a final generic
 // that reads the accumulator, then a temporary, in NHWC order (adding the
 // bias there). A one-column output (OW = 1) takes conv_general.go's form.
+//
+// The plain row form: a depthwise convolution without a multiplier
+// (k = 1, groups = C = M) whose input and result are NCHW (useDWRows; a
+// depthwise convolution between channels-last values keeps the
+// channels-last block, conv_nhwc.go depthwiseNHWC) takes the same block
+// with loops (n, c, oh, ow, kh, kw) and the N×C×OH×OW result itself as the
+// accumulator (no view, so the result's buffer is the caller's and no copy
+// of it follows), W read as [C, KH, KW] (or as its compile-time layout
+// [KH, KW, C], conv_filter.go), and X padded by a zero fill and a copy of
+// its rows into it (padRows) rather than gathered element by element. Its
+// epilogue is fused (conv_epilogue.go, forms "dwrows" and "dwrowsh";
+// toolchain/conv.mlir @conv_epi_dwrows32, @conv_epi_dwrowsh32): the root
+// is tiled 1 × 1 × 8 × 32 (f64: × 16), or half as wide where the row
+// would leave a remainder of another width than half a block, the
+// convolution and its fill fused into the tile loop as one generic (no
+// column segments), and the fused tile takes the depthwise block's steps.
+// It is faster than the channels-last block at MobileNetV2's sizes,
+// with and without the epilogue (docs/performance.md, "Depthwise
+// convolutions in the row form").
 
 // dwMultLanes is the width of the schedule's depthwise block along its
 // last parallel loop (the output columns here) for an accumulator type.

@@ -188,14 +188,22 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 			// f64) where the row is a whole number of them or leaves half
 			// of one or fits one; half as wide otherwise (a remainder of
 			// 24 or 28 f32 columns is slow in LLVM 22, dwMultSegments).
-			lanes := int64(32)
+			// Never a remainder of one column, which the schedule's
+			// unit-dimension folding does not finish on in MLIR 22: where
+			// both blocks would leave one, the epilogue is not fused.
+			lanes, ow := int64(32), rt.Dims[3]
 			if rt.Elem == niro.F64 {
 				lanes = 16
 			}
-			if r := rt.Dims[3] % lanes; r == 0 || r == lanes/2 || rt.Dims[3] < lanes/2 {
+			switch r := ow % lanes; {
+			case r == 0 || r == lanes/2 || ow < lanes/2:
+				return "dwrows", true
+			case ow%(lanes/2) != 1:
+				return "dwrowsh", true
+			case r != 1:
 				return "dwrows", true
 			}
-			return "dwrowsh", true
+			return "", false
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true
