@@ -61,9 +61,10 @@ import (
 // would leave a remainder of another width than half a block, the
 // convolution and its fill fused into the tile loop as one generic (no
 // column segments), and the fused tile takes the depthwise block's steps.
-// It is faster than the channels-last block at MobileNetV2's sizes,
-// with and without the epilogue (docs/performance.md, "Depthwise
-// convolutions in the row form").
+// It is faster than the channels-last block at MobileNetV2's sizes (or
+// even with it, at stride 2 on the smallest), with and without the
+// epilogue (docs/performance.md, "Depthwise convolutions in the row
+// form").
 
 // dwMultLanes is the width of the schedule's depthwise block along its
 // last parallel loop (the output columns here) for an accumulator type.
@@ -87,9 +88,10 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 // plain one: its input and result NCHW (layout.go leaves them so where
 // they are not carried between channels-last ops) and an output at least
 // two columns wide. The row form is faster than the channels-last block
-// at every MobileNetV2 size, strides 1 and 2, with and without a fused
-// epilogue (docs/performance.md, "Depthwise convolutions in the row
-// form"); within a chain of channels-last values, the block is kept
+// at MobileNetV2's sizes, with and without a fused epilogue, or even with
+// it (stride 2 on 28×28 and 7×7 inputs; docs/performance.md, "Depthwise
+// convolutions in the row form"); within a chain of channels-last
+// values, the block is kept
 // (examples/mobilenetv2 took 27 µs with its depthwise convolution and the
 // 1×1 ones around it NCHW, against 23 µs channels-last).
 func (fe *funcEmitter) useDWRows(op *niro.Conv) bool {
