@@ -168,7 +168,8 @@ func epiBNHardSwishRef(y, p2, p3, _ float32) float32 {
 var epiCases = []epiCase{
 	{name: "nhwc_leakyrelu", conv: convCase{x: []int64{1, 8, 10, 10}, w: []int64{32, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiLeakyRelu, ref: epiLeakyReluRef, ops: []string{"arith.cmpf"}}, // (the gathers of X select too)
-	// Depthwise (48 channels: a remainder of 16; OW = 14: of 6).
+	// Depthwise, NCHW: the plain row form (conv_dwmult.go; OW = 14, one
+	// block of 14 columns; OH = 14: a row remainder of 6).
 	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
 	// The depthwise row form (conv_dwmult.go; NCHW): OW = 56, the
