@@ -144,12 +144,45 @@ func epiLeakyReluRef(y, _, _, _ float32) float32 {
 	return y
 }
 
+// BatchNormalization's arithmetic, then HardSwish (MobileNetV3's
+// depthwise block).
+const epiBNHardSwish = `  %6 = sub %5, %2 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %7 = mul %6, %3 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
+  %10 = const 0xABAA2A3E : tensor<f32>
+  %11 = mul %7, %10 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %12 = const 0x0000003F : tensor<f32>
+  %13 = add %11, %12 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %14 = const 0x00000000 : tensor<f32>
+  %16 = max %13, %14 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %17 = const 0x0000803F : tensor<f32>
+  %18 = min %16, %17 : (tensor<RES>, tensor<f32>) -> tensor<RES>
+  %9 = mul %7, %18 : (tensor<RES>, tensor<RES>) -> tensor<RES>
+`
+
+func epiBNHardSwishRef(y, p2, p3, _ float32) float32 {
+	v := float32(y - p2)
+	v = float32(v * p3)
+	return epiHardSwishRef(v, 0, 0, 0)
+}
+
 var epiCases = []epiCase{
 	{name: "nhwc_leakyrelu", conv: convCase{x: []int64{1, 8, 10, 10}, w: []int64{32, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiLeakyRelu, ref: epiLeakyReluRef, ops: []string{"arith.cmpf"}}, // (the gathers of X select too)
-	// Depthwise (48 channels: a remainder of 16; OW = 14: of 6).
+	// Depthwise, NCHW: the plain row form (conv_dwmult.go; OW = 14, one
+	// block of 14 columns; OH = 14: a row remainder of 6).
 	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	// The depthwise row form (conv_dwmult.go; NCHW): OW = 56, the
+	// half-width block (niro.epi_dwrowsh32, a column remainder of 8);
+	// stride 2 and dilation 2, OW = 16, the full block; two images, OW =
+	// 40 (half-width, a remainder of 8).
+	{name: "dwrows_bn_hardswish", conv: convCase{x: []int64{1, 6, 9, 56}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
+		body: epiBNHardSwish, ref: epiBNHardSwishRef,
+		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}},
+	{name: "dwrows_strided_relu6", conv: convCase{x: []int64{1, 5, 13, 33}, w: []int64{5, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{2, 2}, pads: []int64{2, 1, 1, 0}, groups: 5, bias: true},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	{name: "dwrows_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{3, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
 	// The bias alone: the convolution's own epilogue generic is the root.
 	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		ref: epiBiasRef, ops: []string{"arith.addf"}},
@@ -320,7 +353,7 @@ func TestConvEpilogueUnfused(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm|dwrowsh|dwrows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
 			if src == out.MLIR {
 				t.Fatalf("no epilogue root in\n%s", out.MLIR)
 			}

@@ -119,8 +119,8 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))
 		return
 	}
-	// A depthwise convolution with a channel multiplier: the row form of
-	// conv_dwmult.go.
+	// A depthwise convolution with a channel multiplier, or without one
+	// where X and the result are NCHW: the row form of conv_dwmult.go.
 	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
 		return
 	}

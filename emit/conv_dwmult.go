@@ -1,6 +1,7 @@
 package emit
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/niro-dev/niro/niro"
@@ -44,6 +45,26 @@ import (
 // A result kept channels-last (layout.go) is written by a final generic
 // that reads the accumulator, then a temporary, in NHWC order (adding the
 // bias there). A one-column output (OW = 1) takes conv_general.go's form.
+//
+// The plain row form: a depthwise convolution without a multiplier
+// (k = 1, groups = C = M) whose input and result are NCHW (useDWRows; a
+// depthwise convolution between channels-last values keeps the
+// channels-last block, conv_nhwc.go depthwiseNHWC) takes the same block
+// with loops (n, c, oh, ow, kh, kw) and the N×C×OH×OW result itself as the
+// accumulator (no view, so the result's buffer is the caller's and no copy
+// of it follows), W read as [C, KH, KW] (or as its compile-time layout
+// [KH, KW, C], conv_filter.go), and X padded by a zero fill and a copy of
+// its rows into it (padRows) rather than gathered element by element. Its
+// epilogue is fused (conv_epilogue.go, forms "dwrows" and "dwrowsh";
+// toolchain/conv.mlir @conv_epi_dwrows32, @conv_epi_dwrowsh32): the root
+// is tiled 1 × 1 × 8 × 32 (f64: × 16), or half as wide where the row
+// would leave a remainder of another width than half a block, the
+// convolution and its fill fused into the tile loop as one generic (no
+// column segments), and the fused tile takes the depthwise block's steps.
+// It is faster than the channels-last block at MobileNetV2's sizes (or
+// even with it, at stride 2 on the smallest), with and without the
+// epilogue (docs/performance.md, "Depthwise convolutions in the row
+// form").
 
 // dwMultLanes is the width of the schedule's depthwise block along its
 // last parallel loop (the output columns here) for an accumulator type.
@@ -62,6 +83,28 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 	return g == c && cg == 1 && m > c && m%c == 0 && ow >= 2
 }
 
+// useDWRows reports whether a depthwise 2-D convolution without a channel
+// multiplier (groups = C = M, filter M × 1 × …) takes the row form as a
+// plain one: its input and result NCHW (layout.go leaves them so where
+// they are not carried between channels-last ops) and an output at least
+// two columns wide. The row form is faster than the channels-last block
+// at MobileNetV2's sizes, with and without a fused epilogue, or even with
+// it (stride 2 on 28×28 and 7×7 inputs; docs/performance.md, "Depthwise
+// convolutions in the row form"); within a chain of channels-last
+// values, the block is kept
+// (examples/mobilenetv2 took 27 µs with its depthwise convolution and the
+// 1×1 ones around it NCHW, against 23 µs channels-last).
+func (fe *funcEmitter) useDWRows(op *niro.Conv) bool {
+	if !conv2DStatic(op) || fe.channelsLast(op.X) || fe.channelsLast(op.Result) {
+		return false
+	}
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	rt, _ := rankedTensor(op.Result)
+	C := xt.Dims[1]
+	return op.Groups == C && wt.Dims[0] == C && wt.Dims[1] == 1 && rt.Dims[3] >= 2
+}
+
 // convDWMultRows lowers op in the depthwise-multiplier row form (see
 // above) and reports whether it did.
 func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) bool {
@@ -72,7 +115,8 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
 	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
 	OH, OW := rt.Dims[2], rt.Dims[3]
-	if !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) {
+	plain := fe.useDWRows(op)
+	if !plain && !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) {
 		return false
 	}
 	k := M / C
@@ -108,6 +152,9 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	wAxis := convAxis{terms: []convTerm{{at + 3, 1}}, off: pl, size: W}
 	rows, cols := Hp, Wp
 	xExprs = append(xExprs, d(0))
+	if plain {
+		xExprs = append(xExprs, d(1)) // X [.., N, C, rows, columns]
+	}
 	if rowG {
 		rows = OH
 		hAxis.terms = []convTerm{{at + 2, sh}, {khIdx, dh}}
@@ -130,39 +177,80 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	sizes = append(sizes, 2, 1, 1)
 	var xp string
 	var xpDims []int64
-	if at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x) {
+	inPlace := at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x)
+	switch {
+	case inPlace && plain:
+		xp, xpDims = xname, xt.Dims
+	case inPlace:
 		xp, xpDims = fe.collapse(xname, xt.Dims, elem, 2, 1, 1)
-	} else {
+	case plain && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
+		xp, xpDims = fe.padRows(xname, xt, elem, []int64{N, C, Hp, Wp}, pt, pl), []int64{N, C, Hp, Wp}
+	default:
 		g := fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 			{terms: []convTerm{{at, 1}}, size: N},
 			{terms: []convTerm{{at + 1, 1}}, size: C},
 			hAxis, wAxis,
 		}))
-		xp, xpDims = fe.collapse(g, dims, elem, sizes...)
+		xp, xpDims = g, dims
+		if !plain {
+			xp, xpDims = fe.collapse(g, dims, elem, sizes...)
+		}
 	}
-	// W [M, 1, KH, KW] as [C, k, KH, KW]: two reshapes, no copy.
-	w3, w3Dims := fe.collapse(name(op.W), wt.Dims, elem, 1, 2, 1)
-	wDims := []int64{C, k, KH, KW}
-	wv := fe.tmp()
-	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", wv, w3, dimList(wDims), tensorTypeOf(w3Dims, elem), tensorTypeOf(wDims, elem))
-	if N > 1 {
-		rep := []int64{N, C, k, KH, KW}
-		r := fe.tmp()
-		fe.generic(r, parallel(5),
-			[]genericOperand{{name: wv, typ: tensorTypeOf(wDims, elem), elem: elem, amap: affineMap(5, []string{d(1), d(2), d(3), d(4)})}},
-			genericOperand{name: fe.empty(rep, elem, nil), typ: tensorTypeOf(rep, elem), elem: elem, amap: identityMap(5)},
-			"", func(args []string) string { return args[0] })
-		wv, wDims = fe.collapse(r, rep, elem, 2, 1, 1, 1)
+	var wv string
+	var wDims []int64
+	var wExprs []string
+	if f, folded := fe.foldedFilter(op); plain && folded {
+		// The constant filter laid out [KH, KW, C] at compile time for the
+		// channels-last block (conv_filter.go).
+		wv, wDims = f, []int64{KH, KW, C}
+		wExprs = []string{d(4), d(5), d(1)}
+	} else if plain {
+		// W [C, 1, KH, KW] as [C, KH, KW]: one reshape, no copy.
+		wv, wDims = fe.collapse(name(op.W), wt.Dims, elem, 2, 1, 1)
+		wExprs = []string{d(1), d(4), d(5)}
+	} else {
+		// W [M, 1, KH, KW] as [C, k, KH, KW]: two reshapes, no copy.
+		w3, w3Dims := fe.collapse(name(op.W), wt.Dims, elem, 1, 2, 1)
+		wDims = []int64{C, k, KH, KW}
+		wv = fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", wv, w3, dimList(wDims), tensorTypeOf(w3Dims, elem), tensorTypeOf(wDims, elem))
+		if N > 1 {
+			rep := []int64{N, C, k, KH, KW}
+			r := fe.tmp()
+			fe.generic(r, parallel(5),
+				[]genericOperand{{name: wv, typ: tensorTypeOf(wDims, elem), elem: elem, amap: affineMap(5, []string{d(1), d(2), d(3), d(4)})}},
+				genericOperand{name: fe.empty(rep, elem, nil), typ: tensorTypeOf(rep, elem), elem: elem, amap: identityMap(5)},
+				"", func(args []string) string { return args[0] })
+			wv, wDims = fe.collapse(r, rep, elem, 2, 1, 1, 1)
+		}
+		wExprs = []string{d(0), d(1), d(4), d(5)}
 	}
 	accDims := []int64{NC, k, OH, OW}
+	if plain {
+		accDims = rt.Dims
+	}
 	accTyp := tensorTypeOf(accDims, acc)
 	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
 	// One generic per column segment (dwMultSegments), each on its slice
-	// of X and of the accumulator.
+	// of X and of the accumulator. A fused epilogue (conv_epilogue.go,
+	// form "dwrows") tiles the convolution itself: one generic.
 	blk := filled
 	col := int64(0)
 	segs := dwMultSegments(OW, dwMultLanes(acc))
-	for _, sw0 := range segs {
+	tag := "niro.dwconv2d"
+	if plain {
+		tag = fe.convTagFor(op, tag)
+		if fe.epiConv[op.Result.ID] {
+			segs = []int64{OW}
+		}
+	}
+	// The plain form's accumulator is the result (or the bias's input):
+	// its last op is named so.
+	var sum string
+	if plain {
+		sum = fe.convSumName(op, xt)
+	}
+	for i, sw0 := range segs {
 		xs, xsDims := xp, xpDims
 		out, outDims := blk, accDims
 		if len(segs) > 1 {
@@ -174,20 +262,31 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			out, outDims = fe.sliceLast(blk, accDims, acc, col, sw0)
 		}
 		seg := fe.tmp()
+		if plain && len(segs) == 1 {
+			seg = sum
+		}
 		fe.generic(seg, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
 			[]genericOperand{
 				{name: xs, typ: tensorTypeOf(xsDims, elem), elem: elem, amap: affineMap(6, xExprs)},
-				{name: wv, typ: tensorTypeOf(wDims, elem), elem: elem, amap: affineMap(6, []string{d(0), d(1), d(4), d(5)})},
+				{name: wv, typ: tensorTypeOf(wDims, elem), elem: elem, amap: affineMap(6, wExprs)},
 			},
 			genericOperand{name: out, typ: tensorTypeOf(outDims, acc), elem: acc, amap: affineMap(6, []string{d(0), d(1), d(2), d(3)})},
-			"niro.dwconv2d", func(args []string) string {
+			tag, func(args []string) string {
 				return fe.mulAdd(xt.Elem, acc, args[0], args[1], args[2])
 			})
 		if len(segs) > 1 {
-			seg = fe.insertLast(seg, outDims, blk, accDims, acc, col)
+			into := ""
+			if plain && i == len(segs)-1 {
+				into = sum
+			}
+			seg = fe.insertLastAs(into, seg, outDims, blk, accDims, acc, col)
 		}
 		blk = seg
 		col += sw0
+	}
+	if plain {
+		fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
+		return true
 	}
 	if fe.channelsLast(op.Result) {
 		fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
@@ -195,11 +294,64 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	}
 	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
 	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
-	sum := fe.convSumName(op, xt)
+	sum = fe.convSumName(op, xt)
 	sumTyp := tensorTypeOf(rt.Dims, acc)
 	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
 	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
 	return true
+}
+
+// padRows writes NCHW x zero-padded to dims (N, C, Hp, Wp), x's element
+// [n, c, h, w] at [n, c, pt + h, pl + w] (the rows and columns of x past
+// Hp or Wp dropped): a zero fill and one copy of x's rows into a slice of
+// it by a generic that reads x with tensor.extract, which bufferizes in
+// place (no memref.copy between strided buffers, see docs/toolchain.md)
+// and which LLVM vectorizes along the row, where a gather (gatherZero)
+// clamps and selects per element.
+func (fe *funcEmitter) padRows(x string, xt niro.TensorType, elem string, dims []int64, pt, pl int64) string {
+	N, C, H, W := xt.Dims[0], xt.Dims[1], xt.Dims[2], xt.Dims[3]
+	hU, wU := min(H, dims[2]-pt), min(W, dims[3]-pl)
+	typ := tensorTypeOf(dims, elem)
+	pd := fe.fill(fe.empty(dims, elem, nil), typ, elem, fe.scalarConst(xt.Elem, 0), 4)
+	part := []int64{N, C, hU, wU}
+	// The slot drops unit axes (a rank-reducing slice), as concatNHWC's
+	// do, so that eliminate-empty-tensors sees the copy write it.
+	var kept []int64
+	loop := make([]int, 4)
+	for a, e := range part {
+		loop[a] = -1
+		if e != 1 {
+			loop[a] = len(kept)
+			kept = append(kept, e)
+		}
+	}
+	if len(kept) == 0 {
+		kept, loop[3] = []int64{1}, 0
+	}
+	K := len(kept)
+	slotTyp := tensorTypeOf(kept, elem)
+	where := fmt.Sprintf("[0, 0, %d, %d] [%s] [1, 1, 1, 1]", pt, pl, dimList(part))
+	dst := fe.tmp()
+	fe.line("%s = tensor.extract_slice %s%s : %s to %s", dst, pd, where, typ, slotTyp)
+	// x is read with tensor.extract: an identity copy generic would be
+	// folded into a tensor.insert_slice of x (layout.go, concatNHWC).
+	cp := fe.tmp()
+	fe.generic(cp, parallel(K), nil,
+		genericOperand{name: dst, typ: slotTyp, elem: elem, amap: identityMap(K)},
+		"", func(args []string) string {
+			idx := make([]string, 4)
+			for a := range idx {
+				if loop[a] < 0 {
+					idx[a] = fe.index(0)
+				} else {
+					idx[a] = fe.loopIndex(loop[a])
+				}
+			}
+			return fe.extract(x, tensorTypeOf(xt.Dims, elem), idx)
+		})
+	r := fe.tmp()
+	fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", r, cp, pd, where, slotTyp, typ)
+	return r
 }
 
 // dwMultNHWCEpilogue writes op's channels-last result (layout.go) from
@@ -288,8 +440,15 @@ func (fe *funcEmitter) sliceLast(t string, dims []int64, elem string, off, n int
 
 // insertLast writes t (dims part) into dst at off along the last axis.
 func (fe *funcEmitter) insertLast(t string, part []int64, dst string, dims []int64, elem string, off int64) string {
+	return fe.insertLastAs("", t, part, dst, dims, elem, off)
+}
+
+// insertLastAs is insertLast naming its result r (a new name if empty).
+func (fe *funcEmitter) insertLastAs(r, t string, part []int64, dst string, dims []int64, elem string, off int64) string {
 	offs, szs, ones, _ := lastSlice(dims, off, part[len(part)-1])
-	r := fe.tmp()
+	if r == "" {
+		r = fe.tmp()
+	}
 	fe.line("%s = tensor.insert_slice %s into %s[%s] [%s] [%s] : %s into %s", r, t, dst, offs, szs, ones, tensorTypeOf(part, elem), tensorTypeOf(dims, elem))
 	return r
 }

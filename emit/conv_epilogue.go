@@ -29,7 +29,10 @@ import (
 //     its other operand read as an input;
 //   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
 //     channels-last result, nchw: an NCHW result of the channels-last or
-//     depthwise form, rows: the row form, mm: the NCHW 1×1 product,
+//     depthwise form, rows: the row form, dwrows and dwrowsh: the
+//     depthwise row form without a multiplier (conv_dwmult.go) with a
+//     block of a whole vector of columns or half of one, mm: the NCHW
+//     1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
 //     convolution of conv_general.go, whose grouped 2-D ones take nhwc and
@@ -152,7 +155,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
-		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" ||
+		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" || form == "dwrows" || form == "dwrowsh" ||
 			strings.HasPrefix(form, "mmk") && !fe.channelsLast(c.X) && !last) {
 			root = niro.Value{}
 		}
@@ -216,12 +219,13 @@ func (fe *funcEmitter) planConvEpilogues() {
 }
 
 // epilogueForm returns the scheduled form of a 2-D convolution whose
-// epilogue can be fused ("nhwc", "nchw", "rows", "mm", "mmnhwc",
-// "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's cache block of H
-// rows with an NCHW or a channels-last root), or false: the dispatch of
-// conv, restricted to the one-group channels-last form, the depthwise one,
-// the row form and the 1×1 products (not bf16, which takes the rank-7
-// block of conv_general.go).
+// epilogue can be fused ("nhwc", "nchw", "rows", "dwrows", "dwrowsh",
+// "mm", "mmnhwc", "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's
+// cache block of H rows with an NCHW or a channels-last root), or false:
+// the dispatch of conv, restricted to the one-group channels-last form,
+// the depthwise one, the row form, the depthwise row form (k = 1, NCHW)
+// and the 1×1 products (not bf16, which takes the rank-7 block of
+// conv_general.go).
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
@@ -237,6 +241,29 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		if op.Groups != xt.Dims[1] || M != op.Groups {
 			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
+		}
+		// The plain row form (conv_dwmult.go), NCHW.
+		if fe.useDWRows(op) {
+			// The block of 8 rows by a full vector of columns (32 f32, 16
+			// f64) where the row is a whole number of them or leaves half
+			// of one or fits one; half as wide otherwise (a remainder of
+			// 24 or 28 f32 columns is slow in LLVM 22, dwMultSegments).
+			// Never a remainder of one column, which the schedule's
+			// unit-dimension folding does not finish on in MLIR 22: where
+			// both blocks would leave one, the epilogue is not fused.
+			lanes, ow := int64(32), rt.Dims[3]
+			if rt.Elem == niro.F64 {
+				lanes = 16
+			}
+			switch r := ow % lanes; {
+			case r == 0 || r == lanes/2 || ow < lanes/2:
+				return "dwrows", true
+			case ow%(lanes/2) != 1:
+				return "dwrowsh", true
+			case r != 1:
+				return "dwrows", true
+			}
+			return "", false
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true

@@ -10,7 +10,9 @@
 # 1-D, grouped and 3-D convolutions of scripts/genconv/general.go instead, CASES=epilogue the convolutions
 # followed by BatchNormalization and an activation of scripts/genconv/epilogue.go, CASES=epilogue1x1
 # its 1×1 ones (the register block and the product's cache blocks), CASES=general_epilogue the
-# 1-D, grouped and 3-D convolutions with a bias (BatchNormalization) and Relu of scripts/genconv/general_epilogue.go.
+# 1-D, grouped and 3-D convolutions with a bias (BatchNormalization) and Relu of scripts/genconv/general_epilogue.go,
+# CASES=depthwise MobileNetV2's depthwise 3×3 convolutions at strides 1 and 2, alone and with
+# BatchNormalization and Clip or HardSwish (depthwise.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -41,6 +43,19 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
 if [ "$cases" = general_epilogue ]; then cases="conv1d_bias_relu grouped3x3g32_bn_relu conv3d_bias_relu"; fi
+
+if [ "$cases" = depthwise ]; then
+  # MobileNetV2's depthwise 3×3 (scripts/genconv/depthwise.go): dw<C>x<H>s<S>[_relu6|_hswish].
+  cases=""
+  for cs in 32x112 144x56 192x28 576x14 960x7; do
+    for s in 1 2; do
+      for t in "" _relu6 _hswish; do
+        m="dw${cs}s$s$t" c="${cs%x*}" h="${cs#*x}" o=$(( (h + 2 - 3) / s + 1 ))
+        cases="$cases $m" shapes[$m]="x=1x${c}x${h}x${h}" flop[$m]=$(( 18 * c * o * o ))
+      done
+    done
+  done
+fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi
 if [ "$cases" = epilogue1x1 ]; then cases="pointwise1x1_bn_hardswish pointwise2048x7_bn_relu pointwise512x28_bn_relu pointwise1024x14_add pointwise256x7_bn_relu pointwise128x28_bn_relu pointwise512x14_f64_bn_relu"; fi
 gflops() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['median_us']:.0f} us median, {d['min_us']:.0f} us min, {float(sys.argv[2])/d['min_us']/1e3:.1f} GFLOP/s\")" "$1" "$2"; }

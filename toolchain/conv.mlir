@@ -886,6 +886,47 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
+  // A root of the depthwise row form without a multiplier (emit/conv_dwmult.go,
+  // loops n, c, oh, ow; the convolution's accumulator is N×C×OH×OW): the
+  // block of @conv_tile_dw32 on the row form, 8 output rows by 32 output
+  // columns (16 for f64) of one channel, the innermost loop along the row.
+  // The fused convolution tile is then a depthwise block (@conv_epi_blocks).
+  transform.named_sequence @conv_epi_dwrows32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lc, %loh, %low = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 32]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_dwrows16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lc, %loh, %low = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  // The half-width block (niro.epi_dwrowsh<bits>, an output width that
+  // the full block leaves a remainder other than half a block): 8 rows by
+  // 16 columns (8 for f64). 1×144×56×56 with BatchNormalization and Clip:
+  // 361 µs so, 580 µs with blocks of 32 and 24 columns (docs/performance.md).
+  transform.named_sequence @conv_epi_dwrowsh32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lc, %loh, %low = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_dwrowsh16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lc, %loh, %low = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 8]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
     %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -966,6 +1007,26 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_c3d16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %w32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %w32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_dwrows32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %w16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %w16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_dwrows16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %h32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrowsh32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %h32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_dwrowsh32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %h16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrowsh16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %h16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_dwrowsh16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     transform.yield
   }
   // After canonicalization: the fused channels-last convolution tiles are
@@ -1004,7 +1065,11 @@ module attributes {transform.with_named_sequence} {
     %g2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d16} in %root : (!transform.any_op) -> !transform.any_op
     %g3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d32} in %root : (!transform.any_op) -> !transform.any_op
     %g4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d16} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %k, %kl : !transform.any_op
+    %w32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows32} in %root : (!transform.any_op) -> !transform.any_op
+    %w16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows16} in %root : (!transform.any_op) -> !transform.any_op
+    %h32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrowsh32} in %root : (!transform.any_op) -> !transform.any_op
+    %h16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrowsh16} in %root : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %k, %kl, %w32, %w16, %h32, %h16 : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec,
         @conv_match_epi_vec_nchw -> @conv_mark_epi_vec,

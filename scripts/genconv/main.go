@@ -71,6 +71,8 @@ func main() {
 	writeGeneral(*out, r)
 	writeEpilogue(*out, r)
 	writeGeneralEpilogue(*out, r)
+
+	writeDepthwise(*out, r)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {
