@@ -127,6 +127,11 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
+	case fe.epiConv[op.Result.ID] && g.G == 1 && g.mp == g.Mg:
+		// The epilogue in the block (generalEpilogueForm): the rank-7
+		// block, the pointwise product's included.
+		g.epi = true
+		fe.convGeneralEpilogueFused(op, rt, &g, fe.convFolded(&g))
 	case g.G == 1 && g.k == [3]int64{1, 1, 1} && g.xElem != niro.BF16:
 		// (bf16: the contraction schedule's vector code for some shapes
 		// does not select on x86 in LLVM 22 — "Do not know how to soft
@@ -703,7 +708,12 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
-	case G == 1 && unit: // the pointwise product
+	case G == 1 && unit && (S == 2 || C > mmEpiMaxC || M > mmEpiMaxM):
+		// The pointwise product past the register block's bounds of the
+		// 1×1 product (mmEpiMaxC, mmEpiMaxM): its contraction, cache
+		// blocked, keeps the separate epilogue. Within them a 1-D or 3-D
+		// one takes the rank-7 block (convGeneral), whose sums are the
+		// product's (c ascending from zero, bias last).
 		return "", false
 	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
