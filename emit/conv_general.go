@@ -44,12 +44,21 @@ import (
 //     slice of a [G, N·OD, OH, OW, M/G] accumulator;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
-//     conv_nhwc.go (not for bf16, see convGeneral);
+//     conv_nhwc.go (not for bf16, see convGeneral), except where its
+//     epilogue is fused (at most mmEpiMaxC input and mmEpiMaxM output
+//     channels, generalEpilogueForm): then it is the rank-7 block above,
+//     with kernel 1;
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
 //     blocks), it reads the accumulator through its indexing map
 //     (convGeneralEpilogueFused) and is the epilogue region's first op.
+//     The per-group blocks keep it as a pass of its own: a root tile
+//     reads one slice of the accumulator, which is the last of a chain of
+//     G insert_slices, not one generic that fuse_into_containing_op can
+//     tile (gathering such a convolution per output channel instead, so
+//     that it fuses, measured 2× slower for 8 groups of 16 and 60× for 3
+//     groups of 80: X copied M/G times; docs/performance.md).
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -671,9 +680,13 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 //
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
-// convolution's generic. Not taken: the per-group form (several
-// generics, one slice of the accumulator each), the pointwise product,
-// a block channel count of 16k + 1 (the padding channel), a channel
+// convolution's generic. A 1-D or 3-D pointwise convolution (one group,
+// kernel 1) within the 1×1 register block's bounds (mmEpiMaxC input,
+// mmEpiMaxM output channels) takes c1d or c3d with the rank-7 block
+// instead of its matrix product (convGeneral): the same sums, c ascending
+// from zero (1.1–2× faster than the product and a pass, docs/performance.md).
+// Not taken: the per-group form (several generics, one slice of the
+// accumulator each), a larger pointwise product, a block channel count of 16k + 1 (the padding channel), a channel
 // multiplier that conv_dwmult.go's row form takes, bf16, and
 // channels-last 1-D or 3-D values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
