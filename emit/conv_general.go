@@ -45,9 +45,9 @@ import (
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral), except where its
-//     epilogue is fused (at most mmEpiMaxC input and mmEpiMaxM output
-//     channels, generalEpilogueForm): then it is the rank-7 block above,
-//     with kernel 1;
+//     epilogue is fused (a filter of at most pwBlockMaxFilter elements,
+//     generalEpilogueForm): then it is the rank-7 block above, with
+//     kernel 1;
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
@@ -681,10 +681,9 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
-// kernel 1) within the 1×1 register block's bounds (mmEpiMaxC input,
-// mmEpiMaxM output channels) takes c1d or c3d with the rank-7 block
-// instead of its matrix product (convGeneral): the same sums, c ascending
-// from zero (1.1–2× faster than the product and a pass, docs/performance.md).
+// kernel 1) whose filter has at most pwBlockMaxFilter elements takes c1d
+// or c3d with the rank-7 block instead of its matrix product
+// (convGeneral): the same sums, c ascending from zero.
 // Not taken: the per-group form (several generics, one slice of the
 // accumulator each), a larger pointwise product, a block channel count of 16k + 1 (the padding channel), a channel
 // multiplier that conv_dwmult.go's row form takes, bf16, and
@@ -721,11 +720,10 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
-	case G == 1 && unit && (S == 2 || C > mmEpiMaxC || M > mmEpiMaxM):
-		// The pointwise product past the register block's bounds of the
-		// 1×1 product (mmEpiMaxC, mmEpiMaxM): its contraction, cache
-		// blocked, keeps the separate epilogue. Within them a 1-D or 3-D
-		// one takes the rank-7 block (convGeneral), whose sums are the
+	case G == 1 && unit && (S == 2 || C*M > pwBlockMaxFilter(xt.Elem)):
+		// The pointwise product past pwBlockMaxFilter: its contraction,
+		// cache blocked, keeps the separate epilogue. Within it a 1-D or
+		// 3-D one takes the rank-7 block (convGeneral), whose sums are the
 		// product's (c ascending from zero, bias last).
 		return "", false
 	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
@@ -741,6 +739,22 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "c1d", true
 	}
 	return "c3d", true
+}
+
+// pwBlockMaxFilter bounds the filter (C·M elements) of a 1-D or 3-D
+// pointwise convolution that takes the rank-7 block with its epilogue
+// fused rather than its matrix product and a separate epilogue: 256 KB
+// of a 4-byte element (half the elements for f64), a filter the block
+// rereads from L2 for every 8 output columns. Measured (f32, with bias
+// or BatchNormalization and Relu, docs/performance.md): the block 1.1–2.7×
+// faster from 16 × 32 to 256 × 256 filters in 1-D and 3-D, 9% at
+// 512 × 512 in 3-D (392 positions) but 35–60% slower in 1-D (200
+// columns).
+func pwBlockMaxFilter(e niro.ScalarType) int64 {
+	if e == niro.F64 {
+		return 128 * 256
+	}
+	return 256 * 256
 }
 
 // convGeneralEpilogueFused writes op's result from the accumulator sum
