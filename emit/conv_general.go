@@ -685,9 +685,10 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // or c3d with the rank-7 block instead of its matrix product
 // (convGeneral): the same sums, c ascending from zero.
 // Not taken: the per-group form (several generics, one slice of the
-// accumulator each), a larger pointwise product, a block channel count of 16k + 1 (the padding channel), a channel
-// multiplier that conv_dwmult.go's row form takes, bf16, and
-// channels-last 1-D or 3-D values.
+// accumulator each), a larger pointwise product, a block channel count
+// of 16k + 1 (the padding channel), a channel multiplier that
+// conv_dwmult.go's row form takes, bf16, and channels-last 1-D or 3-D
+// values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
