@@ -44,12 +44,21 @@ import (
 //     slice of a [G, N·OD, OH, OW, M/G] accumulator;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
-//     conv_nhwc.go (not for bf16, see convGeneral);
+//     conv_nhwc.go (not for bf16, see convGeneral), except where its
+//     epilogue is fused (a filter of at most pwBlockMaxFilter elements,
+//     generalEpilogueForm): then it is the rank-7 block above, with
+//     kernel 1;
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
 //     blocks), it reads the accumulator through its indexing map
 //     (convGeneralEpilogueFused) and is the epilogue region's first op.
+//     The per-group blocks keep it as a pass of its own: a root tile
+//     reads one slice of the accumulator, which is the last of a chain of
+//     G insert_slices, not one generic that fuse_into_containing_op can
+//     tile (gathering such a convolution per output channel instead, so
+//     that it fuses, measured 2× slower for 8 groups of 16 and 60× for 3
+//     groups of 80: X copied M/G times; docs/performance.md).
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -127,6 +136,11 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
+	case fe.epiConv[op.Result.ID] && g.G == 1 && g.mp == g.Mg:
+		// The epilogue in the block (generalEpilogueForm): the rank-7
+		// block, the pointwise product's included.
+		g.epi = true
+		fe.convGeneralEpilogueFused(op, rt, &g, fe.convFolded(&g))
 	case g.G == 1 && g.k == [3]int64{1, 1, 1} && g.xElem != niro.BF16:
 		// (bf16: the contraction schedule's vector code for some shapes
 		// does not select on x86 in LLVM 22 — "Do not know how to soft
@@ -666,11 +680,15 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 //
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
-// convolution's generic. Not taken: the per-group form (several
-// generics, one slice of the accumulator each), the pointwise product,
-// a block channel count of 16k + 1 (the padding channel), a channel
-// multiplier that conv_dwmult.go's row form takes, bf16, and
-// channels-last 1-D or 3-D values.
+// convolution's generic. A 1-D or 3-D pointwise convolution (one group,
+// kernel 1) whose filter has at most pwBlockMaxFilter elements takes c1d
+// or c3d with the rank-7 block instead of its matrix product
+// (convGeneral): the same sums, c ascending from zero.
+// Not taken: the per-group form (several generics, one slice of the
+// accumulator each), a larger pointwise product, a block channel count
+// of 16k + 1 (the padding channel), a channel multiplier that
+// conv_dwmult.go's row form takes, bf16, and channels-last 1-D or 3-D
+// values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
@@ -703,7 +721,11 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
-	case G == 1 && unit: // the pointwise product
+	case G == 1 && unit && (S == 2 || C*M > pwBlockMaxFilter(xt.Elem)):
+		// The pointwise product past pwBlockMaxFilter: its contraction,
+		// cache blocked, keeps the separate epilogue. Within it a 1-D or
+		// 3-D one takes the rank-7 block (convGeneral), whose sums are the
+		// product's (c ascending from zero, bias last).
 		return "", false
 	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
@@ -718,6 +740,22 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "c1d", true
 	}
 	return "c3d", true
+}
+
+// pwBlockMaxFilter bounds the filter (C·M elements) of a 1-D or 3-D
+// pointwise convolution that takes the rank-7 block with its epilogue
+// fused rather than its matrix product and a separate epilogue: 256 KB
+// of a 4-byte element (half the elements for f64), a filter the block
+// rereads from L2 for every 8 output columns. Measured (f32, with bias
+// or BatchNormalization and Relu, docs/performance.md): the block 1.1–2.7×
+// faster from 16 × 32 to 256 × 256 filters in 1-D and 3-D, 9% at
+// 512 × 512 in 3-D (392 positions) but 35–60% slower in 1-D (200
+// columns).
+func pwBlockMaxFilter(e niro.ScalarType) int64 {
+	if e == niro.F64 {
+		return 128 * 256
+	}
+	return 256 * 256
 }
 
 // convGeneralEpilogueFused writes op's result from the accumulator sum

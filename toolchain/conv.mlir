@@ -50,7 +50,10 @@
 // 1-D and 3-D blocks of emit/conv_general.go are fused through the
 // read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
 // or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
-// channels-last form's.
+// channels-last form's; a small 1-D or 3-D pointwise one is emitted as
+// the rank-7 block (kernel 1) and takes the same sequences. The per-group
+// blocks (one generic per group into slices of one accumulator) keep
+// their epilogue as a pass of its own.
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,

@@ -20,7 +20,12 @@ import (
 // DIR/conv1d_bias_relu.onnx: 1×64×1000 → 64, kernel 3;
 // grouped3x3g32_bn_relu.onnx: the ResNeXt grouped 3×3, 1×128×28×28 → 128,
 // 32 groups, with BatchNormalization; conv3d_bias_relu.onnx: 1×16×8×28×28
-// → 32, kernel 3×3×3.
+// → 32, kernel 3×3×3; the pointwise conv1d_pw_bias_relu.onnx,
+// 1×32×1000 → 64, and conv3d_pw_bn_relu.onnx, 1×16×8×28×28 → 32, with
+// BatchNormalization; the per-group forms grouped3x3g8_bn_relu.onnx
+// (1×128×28×28 → 128, 8 groups, 3×3) and shuffle1x1g3_bn_relu.onnx
+// (ShuffleNet's 1×240×28×28 → 240, 3 groups, 1×1), with
+// BatchNormalization.
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -77,4 +82,8 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("conv1d_bias_relu", []int64{1, 64, 1000}, []int64{64, 64, 3}, 1, 1, false)
 	model("grouped3x3g32_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 4, 3, 3}, 32, 1, true)
 	model("conv3d_bias_relu", []int64{1, 16, 8, 28, 28}, []int64{32, 16, 3, 3, 3}, 1, 1, false)
+	model("conv1d_pw_bias_relu", []int64{1, 32, 1000}, []int64{64, 32, 1}, 1, 0, false)
+	model("conv3d_pw_bn_relu", []int64{1, 16, 8, 28, 28}, []int64{32, 16, 1, 1, 1}, 1, 0, true)
+	model("grouped3x3g8_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 16, 3, 3}, 8, 1, true)
+	model("shuffle1x1g3_bn_relu", []int64{1, 240, 28, 28}, []int64{240, 80, 1, 1}, 3, 0, true)
 }
