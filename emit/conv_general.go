@@ -695,12 +695,6 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	switch {
 	case M < 2 || M%16 == 1:
 		return "", false
-	case xt.Elem == niro.BF16:
-		// The fused bf16 tile of some shapes does not select on x86 in
-		// LLVM 22 ("Do not know how to soft promote this operator's
-		// operand": 3×6×17 → 9, 3 groups, kernel 5, TestE2EConvExact), as
-		// the bf16 pointwise product does (convGeneral).
-		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
 	case G == 1 && unit: // the pointwise product
