@@ -262,9 +262,6 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// Past those bounds, and for f64 and f16: the cache block
 		// (mmkRows), whose product the contraction schedule blocks
 		// inside the tile loop.
-		if xt.Elem == niro.BF16 {
-			return "", false // the rank-7 block of conv_general.go (conv.go)
-		}
 		form := "mmk"
 		if fe.channelsLast(op.Result) {
 			form = "mmkl"

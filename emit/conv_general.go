@@ -127,10 +127,7 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
-	case g.G == 1 && g.k == [3]int64{1, 1, 1} && g.xElem != niro.BF16:
-		// (bf16: the contraction schedule's vector code for some shapes
-		// does not select on x86 in LLVM 22 — "Do not know how to soft
-		// promote this operator's operand" — so the rank-7 block serves.)
+	case g.G == 1 && g.k == [3]int64{1, 1, 1}:
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
