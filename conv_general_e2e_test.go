@@ -134,6 +134,9 @@ func TestE2EConvBF16Pointwise(t *testing.T) {
 	for i, c := range []convCase{
 		{x: []int64{2, 7, 1, 8}, w: []int64{9, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		{x: []int64{2, 7, 15}, w: []int64{9, 7, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 0}, groups: 1, bias: true},
+		{x: []int64{1, 5, 3, 5}, w: []int64{11, 5, 1, 1}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 2}, groups: 1, bias: true},
+		{x: []int64{3, 3, 7, 9}, w: []int64{9, 3, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		{x: []int64{1, 13, 5, 3}, w: []int64{5, 13, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvExact(t, c, "bf16") })
 	}

@@ -127,7 +127,14 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
-	case g.G == 1 && g.k == [3]int64{1, 1, 1}:
+	case g.G == 1 && g.k == [3]int64{1, 1, 1} && g.xElem != niro.BF16:
+		// (bf16: the contraction schedule's vector code for some shapes
+		// does not select on x86 in LLVM 22 with arith.extf — "Do not know
+		// how to soft promote this operator's operand", 2×7×15 → 9 with a
+		// stride of 2, TestE2EConvBF16Pointwise/1 — and runs ten times
+		// slower with the widening as integers (emit/bf16.go), so the
+		// rank-7 block serves. The 2-D bf16 1×1 product of conv_nhwc.go
+		// selects with its epilogue in the block.)
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
