@@ -220,8 +220,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 // "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's cache block of H
 // rows with an NCHW or a channels-last root), or false: the dispatch of
 // conv, restricted to the one-group channels-last form, the depthwise one,
-// the row form and the 1×1 products (not bf16, which takes the rank-7
-// block of conv_general.go).
+// the row form and the 1×1 products (bf16 too: its epilogue widens as
+// integers, emit/bf16.go).
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
@@ -259,7 +259,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 			}
 			return "mmnchw", true
 		}
-		// Past those bounds, and for f64 and f16: the cache block
+		// Past those bounds, and for f64, f16 and bf16: the cache block
 		// (mmkRows), whose product the contraction schedule blocks
 		// inside the tile loop.
 		form := "mmk"

@@ -44,7 +44,8 @@ import (
 //     slice of a [G, N·OD, OH, OW, M/G] accumulator;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
-//     conv_nhwc.go (not for bf16, see convGeneral);
+//     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
+//     conv_nhwc.go's product);
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
@@ -673,7 +674,7 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. Not taken: the per-group form (several
 // generics, one slice of the accumulator each), the pointwise product,
 // a block channel count of 16k + 1 (the padding channel), a channel
-// multiplier that conv_dwmult.go's row form takes, bf16, and
+// multiplier that conv_dwmult.go's row form takes, and
 // channels-last 1-D or 3-D values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
