@@ -476,8 +476,8 @@ func TestConvEpilogueFused1x1Channels(t *testing.T) {
 // and 128 output channels (mmEpiMaxC, mmEpiMaxM) the product's register
 // block (niro.epi_mm), a wider or larger one, and an f64 or f16 one, the
 // product's cache block (niro.epi_mmk with niro.mmk_h<rows>, mmkRows: all
-// rows up to 256 columns, 128 for f64, else 4, 2 or 1 of them); a bf16
-// one keeps the rank-7 block of conv_general.go.
+// rows up to 256 columns, 128 for f64, else 4, 2 or 1 of them), as a bf16
+// one does (its widening written as integers, emit/bf16.go).
 func TestConvEpilogue1x1Bounds(t *testing.T) {
 	for _, c := range []struct {
 		elem       string
@@ -490,7 +490,7 @@ func TestConvEpilogue1x1Bounds(t *testing.T) {
 		{"f32", 512, 64, 28, 28, "niro.epi_mmk, niro.mmk_h4"}, {"f32", 512, 64, 14, 112, "niro.epi_mmk, niro.mmk_h2"},
 		{"f32", 512, 64, 3, 300, "niro.epi_mmk, niro.mmk_h1"},
 		{"f64", 64, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"f64", 64, 64, 14, 14, "niro.epi_mmk, niro.mmk_h4"},
-		{"f16", 64, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"bf16", 64, 64, 4, 16, ""},
+		{"f16", 64, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"}, {"bf16", 64, 64, 4, 16, "niro.epi_mmk, niro.mmk_h0"},
 	} {
 		src := fmt.Sprintf(`func @m(tensor<1x%[2]dx%[4]dx%[5]dx%[1]s>, tensor<%[3]dx%[2]dx1x1x%[1]s>, tensor<%[3]dx%[1]s>) -> (tensor<1x%[3]dx%[4]dx%[5]dx%[1]s>) {
 ^bb0(%%0: tensor<1x%[2]dx%[4]dx%[5]dx%[1]s>, %%1: tensor<%[3]dx%[2]dx1x1x%[1]s>, %%2: tensor<%[3]dx%[1]s>):

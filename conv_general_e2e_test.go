@@ -128,12 +128,15 @@ func TestE2EConvGeneralExact(t *testing.T) {
 }
 
 // TestE2EConvBF16Pointwise checks bf16 1×1 convolutions (1-D and 2-D)
-// whose contraction form LLVM 22 cannot select on x86: conv_general.go
-// gives them the rank-7 block, bit for bit as the loop nest.
+// whose contraction form LLVM 22 could not select on x86 while bf16 was
+// widened with arith.extf (emit/bf16.go): bit for bit as the loop nest.
 func TestE2EConvBF16Pointwise(t *testing.T) {
 	for i, c := range []convCase{
 		{x: []int64{2, 7, 1, 8}, w: []int64{9, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		{x: []int64{2, 7, 15}, w: []int64{9, 7, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 0}, groups: 1, bias: true},
+		{x: []int64{1, 5, 3, 5}, w: []int64{11, 5, 1, 1}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 2}, groups: 1, bias: true},
+		{x: []int64{3, 3, 7, 9}, w: []int64{9, 3, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		{x: []int64{1, 13, 5, 3}, w: []int64{5, 13, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
 	} {
 		t.Run(fmt.Sprint(i), func(t *testing.T) { checkConvExact(t, c, "bf16") })
 	}

@@ -130,13 +130,6 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	if S == 2 && wt.Dims[0] > 1 && wt.Dims[0]%16 == 1 && fe.convGeneral(op, rt, xt, wt, elem) {
 		return
 	}
-	// A bf16 1×1 convolution as a contraction does not select on x86 in
-	// LLVM 22 for some shapes ("Do not know how to soft promote this
-	// operator's operand", N·OH·OW = 16, C = 7, M = 9); conv_general.go
-	// gives it the rank-7 block instead.
-	if S == 2 && op.Groups == 1 && xt.Elem == niro.BF16 && wt.Dims[2] == 1 && wt.Dims[3] == 1 && fe.convGeneral(op, rt, xt, wt, elem) {
-		return
-	}
 	if S == 2 && op.Groups == 1 {
 		fe.conv2dNHWC(op, rt, xt, wt, elem)
 		return

@@ -224,8 +224,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 // cache block of H rows with an NCHW or a channels-last root), or false:
 // the dispatch of conv, restricted to the one-group channels-last form,
 // the depthwise one, the row form, the depthwise row form (k = 1, NCHW)
-// and the 1×1 products (not bf16, which takes the rank-7 block of
-// conv_general.go).
+// and the 1×1 products (bf16 too: its epilogue widens as integers,
+// emit/bf16.go).
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
@@ -286,12 +286,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 			}
 			return "mmnchw", true
 		}
-		// Past those bounds, and for f64 and f16: the cache block
+		// Past those bounds, and for f64, f16 and bf16: the cache block
 		// (mmkRows), whose product the contraction schedule blocks
 		// inside the tile loop.
-		if xt.Elem == niro.BF16 {
-			return "", false // the rank-7 block of conv_general.go (conv.go)
-		}
 		form := "mmk"
 		if fe.channelsLast(op.Result) {
 			form = "mmkl"

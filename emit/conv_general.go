@@ -44,10 +44,10 @@ import (
 //     slice of a [G, N·OD, OH, OW, M/G] accumulator;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
-//     conv_nhwc.go (not for bf16, see convGeneral), except where its
-//     epilogue is fused (a filter of at most pwBlockMaxFilter elements,
-//     generalEpilogueForm): then it is the rank-7 block above, with
-//     kernel 1;
+//     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
+//     conv_nhwc.go's product), except where its epilogue is fused (a
+//     filter of at most pwBlockMaxFilter elements, generalEpilogueForm):
+//     then it is the rank-7 block above, with kernel 1;
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
@@ -143,8 +143,12 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		fe.convGeneralEpilogueFused(op, rt, &g, fe.convFolded(&g))
 	case g.G == 1 && g.k == [3]int64{1, 1, 1} && g.xElem != niro.BF16:
 		// (bf16: the contraction schedule's vector code for some shapes
-		// does not select on x86 in LLVM 22 — "Do not know how to soft
-		// promote this operator's operand" — so the rank-7 block serves.)
+		// does not select on x86 in LLVM 22 with arith.extf — "Do not know
+		// how to soft promote this operator's operand", 2×7×15 → 9 with a
+		// stride of 2, TestE2EConvBF16Pointwise/1 — and runs ten times
+		// slower with the widening as integers (emit/bf16.go), so the
+		// rank-7 block serves. The 2-D bf16 1×1 product of conv_nhwc.go
+		// selects with its epilogue in the block.)
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
@@ -687,8 +691,7 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // Not taken: the per-group form (several generics, one slice of the
 // accumulator each), a larger pointwise product, a block channel count
 // of 16k + 1 (the padding channel), a channel multiplier that
-// conv_dwmult.go's row form takes, bf16, and channels-last 1-D or 3-D
-// values.
+// conv_dwmult.go's row form takes, and channels-last 1-D or 3-D values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
@@ -712,12 +715,6 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	}
 	switch {
 	case M < 2 || M%16 == 1:
-		return "", false
-	case xt.Elem == niro.BF16:
-		// The fused bf16 tile of some shapes does not select on x86 in
-		// LLVM 22 ("Do not know how to soft promote this operator's
-		// operand": 3×6×17 → 9, 3 groups, kernel 5, TestE2EConvExact), as
-		// the bf16 pointwise product does (convGeneral).
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false

@@ -228,9 +228,9 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				},
 				genericOperand{name: filled, typ: res3t, elem: acc, amap: affineMap(4, []string{"d0", "d1", "d2"})},
 				tag, func(args []string) string {
-					a, b := fe.widen(xt.Elem, args[0]), args[1]
+					a, b := fe.extProduct(xt.Elem, args[0]), args[1] // bf16.go
 					if !xWide {
-						b = fe.widen(xt.Elem, b)
+						b = fe.extProduct(xt.Elem, b)
 					}
 					p, s := fe.tmp(), fe.tmp()
 					fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
@@ -260,9 +260,9 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				},
 				genericOperand{name: filled, typ: mmTyp, elem: acc, amap: affineMap(3, []string{"d0", "d1"})},
 				"niro.contraction", func(args []string) string {
-					a, b := fe.widen(xt.Elem, args[0]), args[1]
+					a, b := fe.extProduct(xt.Elem, args[0]), args[1] // bf16.go
 					if !xWide {
-						b = fe.widen(xt.Elem, b)
+						b = fe.extProduct(xt.Elem, b)
 					}
 					p, s := fe.tmp(), fe.tmp()
 					fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)

@@ -167,10 +167,7 @@ func (fe *funcEmitter) widen(e niro.ScalarType, a string) string {
 	if !isHalf(e) {
 		return a
 	}
-	st, _ := scalarType(e)
-	w := fe.tmp()
-	fe.line("%s = arith.extf %s : %s to f32", w, a, st)
-	return w
+	return fe.extHalf(e, a) // bf16 as integers (bf16.go)
 }
 
 // narrow rounds an f32 a back to the 16-bit float e once.

@@ -394,10 +394,7 @@ func (fe *funcEmitter) matmul(op *niro.MatMul) {
 	fe.generic(product, append(parallel(R), "reduction"), ins, out, "niro.contraction", func(args []string) string {
 		a, b, o := args[0], args[1], args[2]
 		if half {
-			wa, wb := fe.tmp(), fe.tmp()
-			fe.line("%s = arith.extf %s : %s to f32", wa, a, elem)
-			fe.line("%s = arith.extf %s : %s to f32", wb, b, elem)
-			a, b = wa, wb
+			a, b = fe.extProduct(rt.Elem, a), fe.extProduct(rt.Elem, b) // bf16.go
 		}
 		p, s := fe.tmp(), fe.tmp()
 		switch {
