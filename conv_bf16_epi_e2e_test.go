@@ -28,7 +28,7 @@ var bf16EpiCases = []genEpiCase{
 	{name: "g2d_bn_relu", conv: convCase{x: []int64{1, 64, 9, 10}, w: []int64{64, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 32, bias: true}, body: "bn", form: "nchw32"},
 	{name: "2d_bn_relu", conv: convCase{x: []int64{1, 5, 9, 19}, w: []int64{37, 5, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, body: "bn", form: "nchw32"},
 	{name: "2d_rows_hardswish", conv: convCase{x: []int64{1, 16, 6, 40}, w: []int64{40, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, body: "hardswish", form: "rows32"},
-	{name: "depthwise_residual", conv: convCase{x: []int64{1, 37, 9, 11}, w: []int64{37, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 37, bias: true}, body: "residual", form: "nchw32"},
+	{name: "depthwise_residual", conv: convCase{x: []int64{1, 37, 9, 11}, w: []int64{37, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 37, bias: true}, body: "residual", form: "dwrows32"},
 	{name: "1x1_bn_relu", conv: convCase{x: []int64{2, 7, 1, 8}, w: []int64{9, 7, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, body: "bn", form: "mmk"},
 	{name: "1x1_hardswish", conv: convCase{x: []int64{1, 64, 4, 16}, w: []int64{64, 64, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, body: "hardswish", form: "mmk"},
 }
