@@ -199,7 +199,7 @@ func TestConvEpilogueUnfusedWide(t *testing.T) {
 				t.Fatalf("row form %v, want %v", got, c.rows)
 			}
 			mlir := emitCase(t, c)
-			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm)(32|16)`).ReplaceAllString(mlir, "niro.not_a_root")
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|dwrowsh|dwrows|mm)(32|16)`).ReplaceAllString(mlir, "niro.not_a_root")
 			if src == mlir {
 				t.Fatalf("no epilogue root in\n%s", mlir)
 			}
