@@ -120,6 +120,10 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		return false
 	}
 	k := M / C
+	// byM: the result N×M×OH×OW is the accumulator, loops (n, m, oh, ow,
+	// kh, kw), X's channel m floordiv k (k = 1: m); otherwise (a
+	// multiplier with a channels-last result) the view [N·C, k, OH, OW].
+	byM := plain || !fe.channelsLast(op.Result)
 	sh, sw := op.Strides[0], op.Strides[1]
 	dh, dw := op.Dilations[0], op.Dilations[1]
 	pt, pl := op.Pads[0], op.Pads[1]
@@ -152,8 +156,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	wAxis := convAxis{terms: []convTerm{{at + 3, 1}}, off: pl, size: W}
 	rows, cols := Hp, Wp
 	xExprs = append(xExprs, d(0))
-	if plain {
+	switch {
+	case plain:
 		xExprs = append(xExprs, d(1)) // X [.., N, C, rows, columns]
+	case byM:
+		xExprs = append(xExprs, fmt.Sprintf("d1 floordiv %d", k))
 	}
 	if rowG {
 		rows = OH
@@ -179,11 +186,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	var xpDims []int64
 	inPlace := at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x)
 	switch {
-	case inPlace && plain:
+	case inPlace && byM:
 		xp, xpDims = xname, xt.Dims
 	case inPlace:
 		xp, xpDims = fe.collapse(xname, xt.Dims, elem, 2, 1, 1)
-	case plain && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
+	case byM && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
 		xp, xpDims = fe.padRows(xname, xt, elem, []int64{N, C, Hp, Wp}, pt, pl), []int64{N, C, Hp, Wp}
 	default:
 		g := fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
@@ -192,7 +199,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			hAxis, wAxis,
 		}))
 		xp, xpDims = g, dims
-		if !plain {
+		if !byM {
 			xp, xpDims = fe.collapse(g, dims, elem, sizes...)
 		}
 	}
@@ -204,8 +211,8 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		// channels-last block (conv_filter.go).
 		wv, wDims = f, []int64{KH, KW, C}
 		wExprs = []string{d(4), d(5), d(1)}
-	} else if plain {
-		// W [C, 1, KH, KW] as [C, KH, KW]: one reshape, no copy.
+	} else if byM {
+		// W [M, 1, KH, KW] as [M, KH, KW]: one reshape, no copy.
 		wv, wDims = fe.collapse(name(op.W), wt.Dims, elem, 2, 1, 1)
 		wExprs = []string{d(1), d(4), d(5)}
 	} else {
@@ -226,7 +233,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		wExprs = []string{d(0), d(1), d(4), d(5)}
 	}
 	accDims := []int64{NC, k, OH, OW}
-	if plain {
+	if byM {
 		accDims = rt.Dims
 	}
 	accTyp := tensorTypeOf(accDims, acc)
@@ -238,7 +245,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	col := int64(0)
 	segs := dwMultSegments(OW, dwMultLanes(acc))
 	tag := "niro.dwconv2d"
-	if plain {
+	if byM {
 		tag = fe.convTagFor(op, tag)
 		if fe.epiConv[op.Result.ID] {
 			segs = []int64{OW}
@@ -247,7 +254,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	// The plain form's accumulator is the result (or the bias's input):
 	// its last op is named so.
 	var sum string
-	if plain {
+	if byM {
 		sum = fe.convSumName(op, xt)
 	}
 	for i, sw0 := range segs {
@@ -262,7 +269,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			out, outDims = fe.sliceLast(blk, accDims, acc, col, sw0)
 		}
 		seg := fe.tmp()
-		if plain && len(segs) == 1 {
+		if byM && len(segs) == 1 {
 			seg = sum
 		}
 		fe.generic(seg, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
@@ -276,7 +283,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			})
 		if len(segs) > 1 {
 			into := ""
-			if plain && i == len(segs)-1 {
+			if byM && i == len(segs)-1 {
 				into = sum
 			}
 			seg = fe.insertLastAs(into, seg, outDims, blk, accDims, acc, col)
@@ -284,20 +291,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		blk = seg
 		col += sw0
 	}
-	if plain {
+	if byM {
 		fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
 		return true
 	}
-	if fe.channelsLast(op.Result) {
-		fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
-		return true
-	}
-	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
-	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
-	sum = fe.convSumName(op, xt)
-	sumTyp := tensorTypeOf(rt.Dims, acc)
-	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
-	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
+	fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
 	return true
 }
 
