@@ -12,7 +12,12 @@ import (
 // k ≥ 2): output channel m = c·k + j reads input channel c alone. A
 // one-group convolution of a single input channel (C = G = 1, M ≥ 2, such
 // as a first layer on grayscale images) is the case C = 1 and takes it
-// too. The
+// too. With an NCHW result and C ≥ 2 (dwMultByM) it is the plain row form
+// below with loops (n, m, oh, ow, kh, kw) over the N×M×OH×OW result, X's
+// channel m floordiv k and W [M, 1, KH, KW] read in place as [M, KH, KW],
+// so that its epilogue is fused the same way (forms dwrows and dwrowsh;
+// the root's 1 × 1 × 8 × 32 tile reads one channel of X). Otherwise (a
+// channels-last result, or C = 1) the
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along
@@ -83,6 +88,15 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 	return g == c && cg == 1 && m > c && m%c == 0 && ow >= 2
 }
 
+// dwMultByM reports whether the multiplier's row form with c input
+// channels loops over the N×M×OH×OW result, reading X's channel m
+// floordiv k, and so fuses its epilogue (conv_epilogue.go, forms dwrows
+// and dwrowsh): an NCHW result and at least two input channels. With one
+// (C = G = 1) the fused tile is left unvectorized (d1 floordiv M over a
+// one-channel X) or, with the channel read as 0, does not finish in MLIR
+// 22; it keeps the view [N, M, OH, OW] and its separate epilogue.
+func dwMultByM(c int64, nhwcResult bool) bool { return c > 1 && !nhwcResult }
+
 // useDWRows reports whether a depthwise 2-D convolution without a channel
 // multiplier (groups = C = M, filter M × 1 × …) takes the row form as a
 // plain one: its input and result NCHW (layout.go leaves them so where
@@ -122,8 +136,9 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	k := M / C
 	// byM: the result N×M×OH×OW is the accumulator, loops (n, m, oh, ow,
 	// kh, kw), X's channel m floordiv k (k = 1: m); otherwise (a
-	// multiplier with a channels-last result) the view [N·C, k, OH, OW].
-	byM := plain || !fe.channelsLast(op.Result)
+	// multiplier with a channels-last result, or a single input channel)
+	// the view [N·C, k, OH, OW].
+	byM := plain || dwMultByM(C, fe.channelsLast(op.Result))
 	sh, sw := op.Strides[0], op.Strides[1]
 	dh, dw := op.Dilations[0], op.Dilations[1]
 	pt, pl := op.Pads[0], op.Pads[1]
@@ -295,7 +310,16 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
 		return true
 	}
-	fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
+	if fe.channelsLast(op.Result) {
+		fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
+		return true
+	}
+	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
+	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
+	sum = fe.convSumName(op, xt)
+	sumTyp := tensorTypeOf(rt.Dims, acc)
+	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
+	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
 	return true
 }
 

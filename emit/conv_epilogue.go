@@ -242,7 +242,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		// The depthwise row form (conv_dwmult.go), NCHW, with a channel
 		// multiplier or without.
-		mult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) && !fe.channelsLast(op.Result)
+		mult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
 		if !mult && (op.Groups != xt.Dims[1] || M != op.Groups) {
 			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
 		}
