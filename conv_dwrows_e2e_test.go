@@ -136,8 +136,8 @@ func TestConvDWRowsChain(t *testing.T) {
 	checkF32(t, res[0], want)
 }
 
-// TestConvDWRowsEpilogueF64 checks a fused epilogue on the f64 row form
-// (the 8 × 16 block, niro.epi_dwrows16, and the half-width 8 × 8 one,
+// TestConvDWRowsEpilogueF64 checks a fused epilogue on the f64 row form,
+// without and with a channel multiplier (the 8 × 16 block, niro.epi_dwrows16, and the half-width 8 × 8 one,
 // niro.epi_dwrowsh16): bias, then Relu6, computed in the tile loop on
 // vectors and nowhere outside it, bit for bit as host-O0 and the Go loop.
 func TestConvDWRowsEpilogueF64(t *testing.T) {
@@ -145,6 +145,9 @@ func TestConvDWRowsEpilogueF64(t *testing.T) {
 	for _, c := range []convCase{
 		{x: []int64{1, 5, 9, 32}, w: []int64{5, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 5, bias: true},
 		{x: []int64{2, 3, 10, 28}, w: []int64{3, 1, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
+		// With a channel multiplier (k = 2, 3; the loops n, m, oh, ow).
+		{x: []int64{1, 4, 9, 32}, w: []int64{8, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true},
+		{x: []int64{2, 3, 11, 30}, w: []int64{9, 1, 3, 3}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 1, 1, 0}, groups: 3, bias: true},
 	} {
 		o := c.out()
 		t.Run(fmt.Sprint(o), func(t *testing.T) {

@@ -183,6 +183,19 @@ var epiCases = []epiCase{
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
 	{name: "dwrows_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{3, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	// The depthwise row form with a channel multiplier (conv_dwmult.go;
+	// loops n, m, oh, ow, X's channel m floordiv k): k = 2, OW = 56 (the
+	// half-width block); k = 3, stride 2, dilation 2 and uneven pads, OW =
+	// 16 (the full block); two images, k = 2, OW = 40 (half-width).
+	{name: "dwmult2_bn_hardswish", conv: convCase{x: []int64{1, 6, 9, 56}, w: []int64{12, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
+		body: epiBNHardSwish, ref: epiBNHardSwishRef,
+		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}},
+	{name: "dwmult3_strided_relu6", conv: convCase{x: []int64{1, 5, 13, 33}, w: []int64{15, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{2, 2}, pads: []int64{2, 1, 1, 0}, groups: 5, bias: true},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	{name: "dwmult2_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+	{name: "dwmult2_bn_relu", conv: convCase{x: []int64{1, 4, 10, 24}, w: []int64{8, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 1, 2, 1}, groups: 4, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
 	// The bias alone: the convolution's own epilogue generic is the root.
 	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		ref: epiBiasRef, ops: []string{"arith.addf"}},

@@ -12,7 +12,12 @@ import (
 // k ≥ 2): output channel m = c·k + j reads input channel c alone. A
 // one-group convolution of a single input channel (C = G = 1, M ≥ 2, such
 // as a first layer on grayscale images) is the case C = 1 and takes it
-// too. The
+// too. With an NCHW result and C ≥ 2 (dwMultByM) it is the plain row form
+// below with loops (n, m, oh, ow, kh, kw) over the N×M×OH×OW result, X's
+// channel m floordiv k and W [M, 1, KH, KW] read in place as [M, KH, KW],
+// so that its epilogue is fused the same way (forms dwrows and dwrowsh;
+// the root's 1 × 1 × 8 × 32 tile reads one channel of X). Otherwise (a
+// channels-last result, or C = 1) the
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along
@@ -83,6 +88,15 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 	return g == c && cg == 1 && m > c && m%c == 0 && ow >= 2
 }
 
+// dwMultByM reports whether the multiplier's row form with c input
+// channels loops over the N×M×OH×OW result, reading X's channel m
+// floordiv k, and so fuses its epilogue (conv_epilogue.go, forms dwrows
+// and dwrowsh): an NCHW result and at least two input channels. With one
+// (C = G = 1) the fused tile is left unvectorized (d1 floordiv M over a
+// one-channel X) or, with the channel read as 0, does not finish in MLIR
+// 22; it keeps the view [N, M, OH, OW] and its separate epilogue.
+func dwMultByM(c int64, nhwcResult bool) bool { return c > 1 && !nhwcResult }
+
 // useDWRows reports whether a depthwise 2-D convolution without a channel
 // multiplier (groups = C = M, filter M × 1 × …) takes the row form as a
 // plain one: its input and result NCHW (layout.go leaves them so where
@@ -120,6 +134,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		return false
 	}
 	k := M / C
+	// byM: the result N×M×OH×OW is the accumulator, loops (n, m, oh, ow,
+	// kh, kw), X's channel m floordiv k (k = 1: m); otherwise (a
+	// multiplier with a channels-last result, or a single input channel)
+	// the view [N·C, k, OH, OW].
+	byM := plain || dwMultByM(C, fe.channelsLast(op.Result))
 	sh, sw := op.Strides[0], op.Strides[1]
 	dh, dw := op.Dilations[0], op.Dilations[1]
 	pt, pl := op.Pads[0], op.Pads[1]
@@ -152,8 +171,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	wAxis := convAxis{terms: []convTerm{{at + 3, 1}}, off: pl, size: W}
 	rows, cols := Hp, Wp
 	xExprs = append(xExprs, d(0))
-	if plain {
+	switch {
+	case plain:
 		xExprs = append(xExprs, d(1)) // X [.., N, C, rows, columns]
+	case byM:
+		xExprs = append(xExprs, fmt.Sprintf("d1 floordiv %d", k))
 	}
 	if rowG {
 		rows = OH
@@ -179,11 +201,11 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	var xpDims []int64
 	inPlace := at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x)
 	switch {
-	case inPlace && plain:
+	case inPlace && byM:
 		xp, xpDims = xname, xt.Dims
 	case inPlace:
 		xp, xpDims = fe.collapse(xname, xt.Dims, elem, 2, 1, 1)
-	case plain && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
+	case byM && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
 		xp, xpDims = fe.padRows(xname, xt, elem, []int64{N, C, Hp, Wp}, pt, pl), []int64{N, C, Hp, Wp}
 	default:
 		g := fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
@@ -192,7 +214,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			hAxis, wAxis,
 		}))
 		xp, xpDims = g, dims
-		if !plain {
+		if !byM {
 			xp, xpDims = fe.collapse(g, dims, elem, sizes...)
 		}
 	}
@@ -204,8 +226,8 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		// channels-last block (conv_filter.go).
 		wv, wDims = f, []int64{KH, KW, C}
 		wExprs = []string{d(4), d(5), d(1)}
-	} else if plain {
-		// W [C, 1, KH, KW] as [C, KH, KW]: one reshape, no copy.
+	} else if byM {
+		// W [M, 1, KH, KW] as [M, KH, KW]: one reshape, no copy.
 		wv, wDims = fe.collapse(name(op.W), wt.Dims, elem, 2, 1, 1)
 		wExprs = []string{d(1), d(4), d(5)}
 	} else {
@@ -226,7 +248,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		wExprs = []string{d(0), d(1), d(4), d(5)}
 	}
 	accDims := []int64{NC, k, OH, OW}
-	if plain {
+	if byM {
 		accDims = rt.Dims
 	}
 	accTyp := tensorTypeOf(accDims, acc)
@@ -238,7 +260,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	col := int64(0)
 	segs := dwMultSegments(OW, dwMultLanes(acc))
 	tag := "niro.dwconv2d"
-	if plain {
+	if byM {
 		tag = fe.convTagFor(op, tag)
 		if fe.epiConv[op.Result.ID] {
 			segs = []int64{OW}
@@ -247,7 +269,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	// The plain form's accumulator is the result (or the bias's input):
 	// its last op is named so.
 	var sum string
-	if plain {
+	if byM {
 		sum = fe.convSumName(op, xt)
 	}
 	for i, sw0 := range segs {
@@ -262,7 +284,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			out, outDims = fe.sliceLast(blk, accDims, acc, col, sw0)
 		}
 		seg := fe.tmp()
-		if plain && len(segs) == 1 {
+		if byM && len(segs) == 1 {
 			seg = sum
 		}
 		fe.generic(seg, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction"},
@@ -276,7 +298,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			})
 		if len(segs) > 1 {
 			into := ""
-			if plain && i == len(segs)-1 {
+			if byM && i == len(segs)-1 {
 				into = sum
 			}
 			seg = fe.insertLastAs(into, seg, outDims, blk, accDims, acc, col)
@@ -284,7 +306,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		blk = seg
 		col += sw0
 	}
-	if plain {
+	if byM {
 		fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
 		return true
 	}

@@ -30,8 +30,9 @@ import (
 //   - the root's generic is tagged niro.epi_<form><bits> (form nhwc: a
 //     channels-last result, nchw: an NCHW result of the channels-last or
 //     depthwise form, rows: the row form, dwrows and dwrowsh: the
-//     depthwise row form without a multiplier (conv_dwmult.go) with a
-//     block of a whole vector of columns or half of one, mm: the NCHW
+//     depthwise row form (conv_dwmult.go, with a channel multiplier or
+//     without, NCHW) with a block of a whole vector of columns or half
+//     of one, mm: the NCHW
 //     1×1 product,
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
@@ -239,11 +240,13 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	}
 	if op.Groups != 1 {
 		// Depthwise (depthwiseNHWC): the channels-last block.
-		if op.Groups != xt.Dims[1] || M != op.Groups {
+		// The depthwise row form (conv_dwmult.go), NCHW, with a channel
+		// multiplier or without.
+		mult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+		if !mult && (op.Groups != xt.Dims[1] || M != op.Groups) {
 			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
 		}
-		// The plain row form (conv_dwmult.go), NCHW.
-		if fe.useDWRows(op) {
+		if mult || fe.useDWRows(op) {
 			// The block of 8 rows by a full vector of columns (32 f32, 16
 			// f64) where the row is a whole number of them or leaves half
 			// of one or fits one; half as wide otherwise (a remainder of

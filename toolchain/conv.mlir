@@ -889,8 +889,10 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
-  // A root of the depthwise row form without a multiplier (emit/conv_dwmult.go,
-  // loops n, c, oh, ow; the convolution's accumulator is N×C×OH×OW): the
+  // A root of the depthwise row form (emit/conv_dwmult.go, loops n, c, oh, ow;
+  // the convolution's accumulator is N×C×OH×OW; with a channel multiplier k,
+  // loops n, m, oh, ow over N×M×OH×OW, X read at channel m floordiv k, so the
+  // fused tile's X slice is one channel and folds like k = 1's): the
   // block of @conv_tile_dw32 on the row form, 8 output rows by 32 output
   // columns (16 for f64) of one channel, the innermost loop along the row.
   // The fused convolution tile is then a depthwise block (@conv_epi_blocks).

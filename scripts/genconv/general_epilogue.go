@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -25,7 +26,9 @@ import (
 // BatchNormalization; the per-group forms grouped3x3g8_bn_relu.onnx
 // (1×128×28×28 → 128, 8 groups, 3×3) and shuffle1x1g3_bn_relu.onnx
 // (ShuffleNet's 1×240×28×28 → 240, 3 groups, 1×1), with
-// BatchNormalization.
+// BatchNormalization; dwmult2_bn_relu6.onnx: the depthwise 3×3 with a
+// channel multiplier of 2, 1×32×56×56 → 64, with BatchNormalization and
+// Relu6 (Clip to [0, 6]).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -73,7 +76,13 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 			nodes = append(nodes, node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"))
 			last = "n"
 		}
-		nodes = append(nodes, node("Relu", []string{last}, "y"))
+		if strings.HasSuffix(file, "_relu6") {
+			// Relu6: Clip to [0, 6].
+			inits = append(inits, tensor("lo", nil, func() float64 { return 0 }), tensor("hi", nil, func() float64 { return 6 }))
+			nodes = append(nodes, node("Clip", []string{last, "lo", "hi"}, "y"))
+		} else {
+			nodes = append(nodes, node("Relu", []string{last}, "y"))
+		}
 		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
 			Input:  []*onnxpb.ValueInfoProto{value("x", x)},
 			Output: []*onnxpb.ValueInfoProto{value("y", out)}}
@@ -86,4 +95,5 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("conv3d_pw_bn_relu", []int64{1, 16, 8, 28, 28}, []int64{32, 16, 1, 1, 1}, 1, 0, true)
 	model("grouped3x3g8_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 16, 3, 3}, 8, 1, true)
 	model("shuffle1x1g3_bn_relu", []int64{1, 240, 28, 28}, []int64{240, 80, 1, 1}, 3, 0, true)
+	model("dwmult2_bn_relu6", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, true)
 }
