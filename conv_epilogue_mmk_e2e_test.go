@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
@@ -38,19 +39,29 @@ var epiMMKCases = []epiCase{
 	// Strided and padded (X gathered first), two images.
 	{name: "mmk_batch2_strided_bn_residual", conv: convCase{x: []int64{2, 264, 9, 9}, w: []int64{24, 264, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}},
+	// One output channel past 32 input channels (a segmentation or depth
+	// head): the whole image one block (mmkRows 0), and strided, 15 × 15.
+	{name: "mmk_m1_bn_relu", conv: convCase{x: []int64{1, 64, 7, 20}, w: []int64{1, 64, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+	{name: "mmk_m1_strided_relu6", conv: convCase{x: []int64{1, 48, 30, 30}, w: []int64{1, 48, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	// 360 columns: blocks of 4 rows of 30 (a remainder of 2 columns).
+	{name: "mmk_m1_rows_residual", conv: convCase{x: []int64{1, 40, 12, 30}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
 }
 
 // epiTileLoops checks ir (after linalg-fuse-elementwise-ops) for the
 // fused epilogue of cache blocks: no generic outside a loop computes any
 // of ops, and it counts the blocks whose epilogue follows their product: a
 // top-level loop that computes every op of ops on vectors, after the
-// contraction schedule's register block (4 rows × 16 or 8 columns, mulf
+// contraction schedule's register block (4 rows × 16 or 8 columns, one row
+// of one output channel, mulf
 // then addf on vectors) in the same loop, or in the statements since the
 // previous epilogue (a block whose loops canonicalization folded, one
 // iteration each, such as a remainder block).
 func epiTileLoops(t *testing.T, ir string, ops []string) int {
 	t.Helper()
-	block := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<\d+x(16xf32|8xf64)>`)
+	block := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<(\d+x)?(16xf32|8xf64)>`)
 	blocks, sawBlock := 0, false
 	for _, s := range funcStatements(ir) {
 		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
@@ -108,7 +119,7 @@ func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 			if strings.Count(em.MLIR, "niro.epi_mmk,") != 1 || !strings.Contains(em.MLIR, "niro.mm_e") {
 				t.Fatalf("the product is not tagged for the cache block:\n%s", em.MLIR)
 			}
-			ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+			ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops") // (a deadline: no hang)
 			if n := epiTileLoops(t, ir, c.ops); n == 0 {
 				t.Errorf("no tile loop holds the product's register blocks and then the epilogue")
 			}
@@ -129,7 +140,7 @@ func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 				want[i] = c.ref(want[i], p2[m], p3[m], r[i])
 			}
 			pd := []int64{int64(ch), 1, 1}
-			got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
+			got := runNiroWithin(t, 3*time.Minute, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
 				tf32(pd, p2), tf32(pd, p3), tf32(out, r))
 			checkF32(t, got[0], want)
 		})

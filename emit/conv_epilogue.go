@@ -234,7 +234,13 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	if M < 2 || M%16 == 1 {
+	// A block of 16k + 1 channels (or of one: a 2-D convolution other than
+	// a 1×1 one, which conv_general.go gives a padding channel, conv.go)
+	// is not fused: its root tile would leave the schedule a one-channel
+	// block, whose unit-dimension folding does not finish in MLIR 22. One
+	// output channel of a 1×1 convolution with NCHW values is fused: the
+	// product's block (mm, mmk) has its vectors along the output row.
+	if paddedChannelConv(M, KH, KW) || M == 1 && (fe.channelsLast(op.X) || fe.channelsLast(op.Result)) {
 		return "", false
 	}
 	if op.Groups != 1 {

@@ -131,7 +131,7 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	if g.perGroup {
 		block = g.Mg
 	}
-	if block > 1 && block%16 == 1 {
+	if block%16 == 1 {
 		g.mp++
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
