@@ -173,6 +173,8 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{2, 3, 9, 20}, w: []int64{1, 3, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		{x: []int64{1, 5, 7, 9}, w: []int64{1, 5, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		{x: []int64{1, 40, 6, 11}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		// 17 channels: a block of 32 (f32, f16, bf16) or 18 (f64).
+		{x: []int64{1, 6, 7, 10}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 	}
 	for i, c := range cases {
 		for _, e := range []string{"f32", "f64", "f16", "bf16"} {
