@@ -175,6 +175,9 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{1, 40, 6, 11}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		// 17 channels: a block of 32 (f32, f16, bf16) or 18 (f64).
 		{x: []int64{1, 6, 7, 10}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		// One output channel in the row form (OW a multiple of 8).
+		{x: []int64{1, 3, 6, 16}, w: []int64{1, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		{x: []int64{2, 5, 9, 44}, w: []int64{1, 5, 3, 2}, strides: []int64{2, 1}, dilations: []int64{1, 2}, pads: []int64{1, 1, 0, 1}, groups: 1},
 	}
 	for i, c := range cases {
 		for _, e := range []string{"f32", "f64", "f16", "bf16"} {

@@ -230,6 +230,15 @@ var epiCases = []epiCase{
 		ref: epiBiasRef, ops: []string{"arith.addf"}},
 	{name: "mm_m1_bn_relu", conv: convCase{x: []int64{1, 8, 5, 40}, w: []int64{1, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+	// One output channel in the row form (vectors along the output row;
+	// OW = 24: a column remainder of 8), f32 here and f64 in
+	// TestE2EConvExact.
+	{name: "rows_m1_bn_relu", conv: convCase{x: []int64{1, 8, 10, 24}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
+	{name: "rows_m1_bias", conv: convCase{x: []int64{1, 6, 5, 16}, w: []int64{1, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true},
+	{name: "rows_m1_batch2_residual", conv: convCase{x: []int64{2, 4, 6, 32}, w: []int64{1, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
 	{name: "mm_m1_batch2_residual", conv: convCase{x: []int64{2, 12, 4, 24}, w: []int64{1, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
 }

@@ -75,6 +75,8 @@ func TestE2EConvConstFilter(t *testing.T) {
 		// copy; the constant is emitted).
 		{x: []int64{1, 6, 7, 10}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		{x: []int64{1, 8, 9, 12}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		// One output channel in the row form: its laid-out filter.
+		{x: []int64{1, 8, 9, 16}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 	}
 	for i, c := range cases {
 		for _, e := range []string{"f32", "f64"} {
