@@ -150,7 +150,9 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{1, 3, 11, 23}, w: []int64{19, 3, 3, 2}, strides: []int64{2, 3}, dilations: []int64{2, 1}, pads: []int64{0, 1, 2, 3}, groups: 1, bias: true},
 		{x: []int64{1, 4, 12, 13}, w: []int64{8, 4, 5, 5}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{4, 3, 4, 5}, groups: 1},
 		{x: []int64{1, 2, 17, 33}, w: []int64{3, 2, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
-		// One output channel: nothing to vectorize, left unscheduled.
+		// One output channel: conv_general.go's block of two channels,
+		// the second (zero filter) never read back (emit/conv.go,
+		// paddedChannelConv).
 		{x: []int64{1, 2, 5, 5}, w: []int64{1, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
 		// 1 x 1 convolutions, matrix products through the contraction
 		// schedule: plain, strided with pads.
@@ -165,6 +167,17 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{1, 37, 9, 11}, w: []int64{37, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 37, bias: true},
 		{x: []int64{2, 20, 10, 13}, w: []int64{20, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 20},
 		{x: []int64{1, 6, 9, 9}, w: []int64{6, 1, 5, 3}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 0, 3, 1}, groups: 6, bias: true},
+		// One output channel: the padded block with a bias, strided, two
+		// images; a 1×1 one, the matrix product (its bias in the product's
+		// block for f32) and past its 32 input channels.
+		{x: []int64{2, 3, 9, 20}, w: []int64{1, 3, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		{x: []int64{1, 5, 7, 9}, w: []int64{1, 5, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		{x: []int64{1, 40, 6, 11}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		// 17 channels: a block of 32 (f32, f16, bf16) or 18 (f64).
+		{x: []int64{1, 6, 7, 10}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		// One output channel in the row form (OW a multiple of 8).
+		{x: []int64{1, 3, 6, 16}, w: []int64{1, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		{x: []int64{2, 5, 9, 44}, w: []int64{1, 5, 3, 2}, strides: []int64{2, 1}, dilations: []int64{1, 2}, pads: []int64{1, 1, 0, 1}, groups: 1},
 	}
 	for i, c := range cases {
 		for _, e := range []string{"f32", "f64", "f16", "bf16"} {

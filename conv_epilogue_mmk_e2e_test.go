@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
@@ -38,19 +39,29 @@ var epiMMKCases = []epiCase{
 	// Strided and padded (X gathered first), two images.
 	{name: "mmk_batch2_strided_bn_residual", conv: convCase{x: []int64{2, 264, 9, 9}, w: []int64{24, 264, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}},
+	// One output channel past 32 input channels (a segmentation or depth
+	// head): the whole image one block (mmkRows 0), and strided, 15 × 15.
+	{name: "mmk_m1_bn_relu", conv: convCase{x: []int64{1, 64, 7, 20}, w: []int64{1, 64, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+	{name: "mmk_m1_strided_relu6", conv: convCase{x: []int64{1, 48, 30, 30}, w: []int64{1, 48, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+	// 360 columns: blocks of 4 rows of 30 (a remainder of 2 columns).
+	{name: "mmk_m1_rows_residual", conv: convCase{x: []int64{1, 40, 12, 30}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
 }
 
 // epiTileLoops checks ir (after linalg-fuse-elementwise-ops) for the
 // fused epilogue of cache blocks: no generic outside a loop computes any
 // of ops, and it counts the blocks whose epilogue follows their product: a
 // top-level loop that computes every op of ops on vectors, after the
-// contraction schedule's register block (4 rows × 16 or 8 columns, mulf
+// contraction schedule's register block (4 rows × 16 or 8 columns, one row
+// of one output channel, mulf
 // then addf on vectors) in the same loop, or in the statements since the
 // previous epilogue (a block whose loops canonicalization folded, one
 // iteration each, such as a remainder block).
 func epiTileLoops(t *testing.T, ir string, ops []string) int {
 	t.Helper()
-	block := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<\d+x(16xf32|8xf64)>`)
+	block := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<(\d+x)?(16xf32|8xf64)>`)
 	blocks, sawBlock := 0, false
 	for _, s := range funcStatements(ir) {
 		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
@@ -108,7 +119,7 @@ func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 			if strings.Count(em.MLIR, "niro.epi_mmk,") != 1 || !strings.Contains(em.MLIR, "niro.mm_e") {
 				t.Fatalf("the product is not tagged for the cache block:\n%s", em.MLIR)
 			}
-			ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+			ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops") // (a deadline: no hang)
 			if n := epiTileLoops(t, ir, c.ops); n == 0 {
 				t.Errorf("no tile loop holds the product's register blocks and then the epilogue")
 			}
@@ -129,7 +140,7 @@ func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 				want[i] = c.ref(want[i], p2[m], p3[m], r[i])
 			}
 			pd := []int64{int64(ch), 1, 1}
-			got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
+			got := runNiroWithin(t, 3*time.Minute, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
 				tf32(pd, p2), tf32(pd, p3), tf32(out, r))
 			checkF32(t, got[0], want)
 		})
@@ -195,81 +206,90 @@ func TestConvEpilogueFusedCacheBlockLayouts(t *testing.T) {
 // the tile loop, and host, host-O0 and the Go loop agree bit for bit.
 func TestConvEpilogueFusedCacheBlockTypes(t *testing.T) {
 	requireTools(t)
-	c := convCase{x: []int64{1, 300, 4, 40}, w: []int64{40, 300, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}
-	for _, e := range []string{"f64", "f16"} {
-		t.Run(e, func(t *testing.T) {
-			xt, wt, bt, ot := dimsText(c.x, e), dimsText(c.w, e), dimsText(c.w[:1], e), dimsText(c.out(), e)
-			src := fmt.Sprintf(`func @epi(%[1]s, %[2]s, %[3]s) -> (%[4]s) {
+	// (And one output channel, the whole block one row of the product.)
+	for _, c := range []convCase{
+		{x: []int64{1, 300, 4, 40}, w: []int64{40, 300, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		{x: []int64{1, 300, 4, 40}, w: []int64{1, 300, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+	} {
+		for _, e := range []string{"f64", "f16"} {
+			if c.w[0] == 1 {
+				e += "_m1"
+			}
+			t.Run(e, func(t *testing.T) {
+				e := strings.TrimSuffix(e, "_m1")
+				xt, wt, bt, ot := dimsText(c.x, e), dimsText(c.w, e), dimsText(c.w[:1], e), dimsText(c.out(), e)
+				src := fmt.Sprintf(`func @epi(%[1]s, %[2]s, %[3]s) -> (%[4]s) {
 ^bb0(%%0: %[1]s, %%1: %[2]s, %%2: %[3]s):
   %%3 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (%[1]s, %[2]s, %[3]s) -> %[4]s
   %%4 = const %[5]s : tensor<%[6]s>
   %%5 = max %%3, %%4 : (%[4]s, tensor<%[6]s>) -> %[4]s
   return %%5 : %[4]s
 }`, xt, wt, bt, ot, map[string]string{"f64": "0x0000000000000000", "f16": "0x0000"}[e], e)
-			path := filepath.Join(t.TempDir(), "m.niro")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(em.MLIR, "niro.epi_mmk,") {
-				t.Fatalf("the product is not tagged for the cache block:\n%s", em.MLIR)
-			}
-			ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-			if n := epiTileLoops(t, ir, []string{"arith.maximumf"}); n == 0 {
-				t.Errorf("no tile loop holds the product's register blocks and then Relu")
-			}
-			if t.Failed() {
-				t.Logf("IR:\n%s", ir)
-				return
-			}
-			x32, w32, b32 := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75), seq(int(c.w[0]), 0.5)
-			if e == "f16" {
-				var in []tensorio.Tensor
-				var wide [][]float32
-				for i, v := range [][]float32{x32, w32, b32} {
-					dims := [][]int64{c.x, c.w, c.w[:1]}[i]
-					data := make([]byte, 2*len(v))
-					wv := make([]float32, len(v))
-					for j, f := range v {
-						h := tensorio.F16FromFloat32(f)
-						binary.LittleEndian.PutUint16(data[2*j:], h)
-						wv[j] = float32(tensorio.F16ToFloat64(h))
-					}
-					in = append(in, tensorio.Tensor{Elem: niro.F16, Dims: dims, Data: data})
-					wide = append(wide, wv)
+				path := filepath.Join(t.TempDir(), "m.niro")
+				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+					t.Fatal(err)
 				}
-				got := runNiro(t, src, in...)[0].Data
-				want := convRef(c, wide[0], wide[1], wide[2])
+				em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !strings.Contains(em.MLIR, "niro.epi_mmk,") {
+					t.Fatalf("the product is not tagged for the cache block:\n%s", em.MLIR)
+				}
+				ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops")
+				if n := epiTileLoops(t, ir, []string{"arith.maximumf"}); n == 0 {
+					t.Errorf("no tile loop holds the product's register blocks and then Relu")
+				}
+				if t.Failed() {
+					t.Logf("IR:\n%s", ir)
+					return
+				}
+				x32, w32, b32 := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75), seq(int(c.w[0]), 0.5)
+				if e == "f16" {
+					var in []tensorio.Tensor
+					var wide [][]float32
+					for i, v := range [][]float32{x32, w32, b32} {
+						dims := [][]int64{c.x, c.w, c.w[:1]}[i]
+						data := make([]byte, 2*len(v))
+						wv := make([]float32, len(v))
+						for j, f := range v {
+							h := tensorio.F16FromFloat32(f)
+							binary.LittleEndian.PutUint16(data[2*j:], h)
+							wv[j] = float32(tensorio.F16ToFloat64(h))
+						}
+						in = append(in, tensorio.Tensor{Elem: niro.F16, Dims: dims, Data: data})
+						wide = append(wide, wv)
+					}
+					got := runNiroWithin(t, 3*time.Minute, src, in...)[0].Data
+					want := convRef(c, wide[0], wide[1], wide[2])
+					for i, v := range want {
+						h := tensorio.F16FromFloat32(v)
+						if h&0x8000 != 0 {
+							h = 0 // Relu: max(x, +0) is +0 for x ≤ -0
+						}
+						if g := binary.LittleEndian.Uint16(got[2*i:]); g != h {
+							t.Fatalf("element %d: got %#x, want %#x (%v)", i, g, h, v)
+						}
+					}
+					return
+				}
+				wideF := func(v []float32, k float64) []float64 {
+					out := make([]float64, len(v))
+					for i, f := range v {
+						out[i] = float64(f) * k
+					}
+					return out
+				}
+				x64, w64, b64 := wideF(x32, 1.1), wideF(w32, 0.9), wideF(b32, 1.3)
+				got := runNiroWithin(t, 3*time.Minute, src, tf64(c.x, x64), tf64(c.w, w64), tf64(c.w[:1], b64))[0].Data
+				want := convRef(c, x64, w64, b64)
 				for i, v := range want {
-					h := tensorio.F16FromFloat32(v)
-					if h&0x8000 != 0 {
-						h = 0 // Relu: max(x, +0) is +0 for x ≤ -0
-					}
-					if g := binary.LittleEndian.Uint16(got[2*i:]); g != h {
-						t.Fatalf("element %d: got %#x, want %#x (%v)", i, g, h, v)
+					v = math.Max(v, 0)
+					if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
+						t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
 					}
 				}
-				return
-			}
-			wideF := func(v []float32, k float64) []float64 {
-				out := make([]float64, len(v))
-				for i, f := range v {
-					out[i] = float64(f) * k
-				}
-				return out
-			}
-			x64, w64, b64 := wideF(x32, 1.1), wideF(w32, 0.9), wideF(b32, 1.3)
-			got := runNiro(t, src, tf64(c.x, x64), tf64(c.w, w64), tf64(c.w[:1], b64))[0].Data
-			want := convRef(c, x64, w64, b64)
-			for i, v := range want {
-				v = math.Max(v, 0)
-				if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
-					t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
-				}
-			}
-		})
+			})
+		}
 	}
 }

@@ -90,6 +90,20 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 	return res
 }
 
+// paddedChannelConv reports whether a 2-D convolution of M output
+// channels (C input channels per group, a KH × KW kernel, OW output
+// columns) takes conv_general.go's block with a padding channel (conv): M
+// = 16k + 1, one channel among them (a block of 2, the second never read
+// back, against conv_nhwc.go's channels-last block of one channel, which
+// the schedule leaves a loop nest: 3.8× faster at 1×64×56×56 → 1, 3×3,
+// docs/performance.md), but not one channel of a 1×1 convolution, whose
+// matrix product has its vectors along the output row, nor of the row
+// form (conv_rows.go, vectors along the output row too, 2.3× faster than
+// the block of 2 there).
+func paddedChannelConv(M, C, KH, KW, OW int64) bool {
+	return M%16 == 1 && !(M == 1 && (KH == 1 && KW == 1 || useConvRows(OW, M, C, KH, KW)))
+}
+
 // conv lowers Conv. X is first padded with zeros (padWith), so that every
 // read of the window lies inside it. One generic, with the parallel loops
 // (n, m, o1…os) — (n, g, m', o1…os) with groups, the operands expanded to
@@ -126,8 +140,9 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	}
 	// A block channel count of 16k + 1 would leave the convolution
 	// schedule a one-channel block, which its unit-dimension folding does
-	// not finish on in MLIR 22; conv_general.go gives it a padding channel.
-	if S == 2 && wt.Dims[0] > 1 && wt.Dims[0]%16 == 1 && fe.convGeneral(op, rt, xt, wt, elem) {
+	// not finish on in MLIR 22; conv_general.go gives it a padding channel
+	// (paddedChannelConv).
+	if S == 2 && paddedChannelConv(wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {
 		return
 	}
 	if S == 2 && op.Groups == 1 {

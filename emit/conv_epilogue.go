@@ -235,7 +235,15 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	if M < 2 || M%16 == 1 {
+	// A block of 16k + 1 channels (or of one, where conv_general.go gives
+	// it a padding channel: paddedChannelConv) is not fused: its root tile
+	// would leave the schedule a one-channel block, whose unit-dimension
+	// folding does not finish in MLIR 22. One output channel of a 1×1
+	// convolution or of the row form with NCHW values is fused: the
+	// product's block (mm, mmk) and the row form's have their vectors along
+	// the output row.
+	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
+	if paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO {
 		return "", false
 	}
 	if op.Groups != 1 {
@@ -273,7 +281,6 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		}
 		return "nchw", true
 	}
-	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	if KH == 1 && KW == 1 {
 		// A matrix product (conv_nhwc.go), f32, fused through its
 		// tensor.expand_shape: NCHW ([M, C] times [N, C, OH·OW]), the

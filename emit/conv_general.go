@@ -83,8 +83,9 @@ type convGeom struct {
 	// group: of the whole): M/G, or M/G + 1 where the block's channel count
 	// would leave a remainder of one channel after the schedule's 16- or
 	// 32-wide blocks (a one-channel block the schedule's unit-dimension
-	// folding does not finish on in MLIR 22). The extra channel's values are
-	// never read back.
+	// folding does not finish on in MLIR 22), or 32 for 17 channels of a
+	// 4-byte accumulator (faster). The extra channels' values are never
+	// read back.
 	mp int64
 	x  niro.Value
 	// epi: the epilogue is fused into the block (generalEpilogueForm);
@@ -131,8 +132,15 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	if g.perGroup {
 		block = g.Mg
 	}
-	if block > 1 && block%16 == 1 {
+	if block%16 == 1 {
 		g.mp++
+	}
+	if g.G == 1 && block == 17 && g.accElem != niro.F64 {
+		// A block of 18 channels of a 4-byte accumulator measured 4×
+		// slower than one of 32 (the schedule's 32-channel register
+		// block, f32: 1×64×28×28 → 17, 3×3, 1.6 ms against 0.36 ms);
+		// 34 of 33 and 18 of f64 are not (docs/performance.md).
+		g.mp = 32
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {

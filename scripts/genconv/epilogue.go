@@ -94,6 +94,9 @@ func writeEpilogue(dir string, r *rand.Rand) {
 			nodes = append(nodes, node("Clip", []string{"n", "lo", "hi"}, "y"))
 		case "hardswish":
 			nodes = append(nodes, node("HardSwish", []string{"n"}, "y"))
+		case "sigmoid":
+			// The bias, then Sigmoid: a one-channel head.
+			nodes, inits = append(nodes[:1], node("Sigmoid", []string{"c"}, "y")), inits[:2]
 		}
 		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
 			Input:  inputs,
@@ -110,6 +113,12 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	model("pointwise1024x14_add", []int64{1, 1024, 14, 14}, []int64{256, 1024, 1, 1}, 1, 0, "add")
 	model("pointwise256x7_bn_relu", []int64{1, 256, 7, 7}, []int64{2048, 256, 1, 1}, 1, 0, "relu")
 	model("pointwise128x28_bn_relu", []int64{1, 128, 28, 28}, []int64{512, 128, 1, 1}, 1, 0, "relu")
+	// One output channel (a segmentation or depth head) and 16k + 1.
+	model("head3x3_m1_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 3, 3}, 1, 1, "sigmoid")
+	model("head1x1_m1_sigmoid", []int64{1, 32, 112, 112}, []int64{1, 32, 1, 1}, 1, 0, "sigmoid")
+	model("head1x1_m1c64_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 1, 1}, 1, 0, "sigmoid")
+	model("conv28_m17_bn_relu", []int64{1, 64, 28, 28}, []int64{17, 64, 3, 3}, 1, 1, "relu")
+	model("conv28_m33_bn_relu", []int64{1, 64, 28, 28}, []int64{33, 64, 3, 3}, 1, 1, "relu")
 	f64 = true
 	model("pointwise512x14_f64_bn_relu", []int64{1, 512, 14, 14}, []int64{256, 512, 1, 1}, 1, 0, "relu")
 }
