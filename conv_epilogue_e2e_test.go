@@ -545,3 +545,22 @@ func TestConvEpilogue1x1Bounds(t *testing.T) {
 		}
 	}
 }
+
+// TestConvEpilogue1x1ChannelsLastBounds checks the rule for the 1×1
+// products with a channels-last operand or result: within mmEpiLastMaxC
+// input channels and mmEpiLastMaxW filter elements they keep the register
+// block. examples/mobilenetv2's project convolution (64 → 16, its X
+// channels-last, its result NCHW) is one (niro.epi_mmnchw32), and no
+// product of the model takes the cache block.
+func TestConvEpilogue1x1ChannelsLastBounds(t *testing.T) {
+	out, err := emitModel(filepath.Join("examples", "mobilenetv2", "model.onnx"), ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.MLIR, "niro.epi_mmnchw32"); n != 1 {
+		t.Errorf("%d niro.epi_mmnchw32 roots, want 1", n)
+	}
+	if strings.Contains(out.MLIR, "niro.epi_mmk") {
+		t.Errorf("a channels-last 1×1 product within the bounds takes the cache block")
+	}
+}

@@ -68,10 +68,17 @@ const maxEpilogueOps = 32
 // earlier bounds), 7–30% from 48 input channels or 192 output channels
 // up, even at 24 × 144 and 64 × 64, while the register block stays 7–15%
 // ahead at 16 × 96 and 32 × 64 (docs/performance.md, "The 1×1 product's
-// epilogue").
+// epilogue"). Those measurements are of NCHW products; a product with a
+// channels-last operand or result (conv1x1NHWC) keeps the register block
+// within the earlier bounds, mmEpiLastMaxC input channels and
+// mmEpiLastMaxW filter elements: examples/mobilenetv2's 64 → 16 project
+// (channels-last X, NCHW result, 14 × 14) took 21.0–22.9 µs for the model
+// with the cache block against 19.9–20.1 with the register block.
 const (
-	mmEpiMaxC = 32
-	mmEpiMaxM = 128
+	mmEpiMaxC     = 32
+	mmEpiMaxM     = 128
+	mmEpiLastMaxC = 256
+	mmEpiLastMaxW = 256 * 256
 )
 
 // mmkTileM is the output channels of the cache block of a 1×1
@@ -287,7 +294,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 		// root tiled 1 × 8 × 1 × 16; channels-last ([N·OH·OW, C] times
 		// [C, M], conv1x1NHWC), 1 × 1 × 8 × 16 for a channels-last
 		// result and 1 × 16 × 1 × 8 for an NCHW one.
-		if rt.Elem == niro.F32 && xt.Elem == niro.F32 && C <= mmEpiMaxC && M <= mmEpiMaxM {
+		if rt.Elem == niro.F32 && xt.Elem == niro.F32 && (C <= mmEpiMaxC && M <= mmEpiMaxM || nhwcIO && C <= mmEpiLastMaxC && M*C <= mmEpiLastMaxW) {
 			switch {
 			case !nhwcIO:
 				return "mm", true
