@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/toolchain"
@@ -58,7 +59,8 @@ func emitCase(t *testing.T, c epiCase) string {
 	return out.MLIR
 }
 
-// checkEpiBits runs c's program (host and host-O0, runNiro) and compares
+// checkEpiBits runs c's program (host and host-O0, runNiroWithin, under
+// a deadline so that a schedule that does not terminate fails) and compares
 // its result with a Go loop in the documented order.
 func checkEpiBits(t *testing.T, c epiCase) {
 	t.Helper()
@@ -76,7 +78,7 @@ func checkEpiBits(t *testing.T, c epiCase) {
 		want[i] = c.ref(want[i], p2[m], p3[m], r[i])
 	}
 	pd := []int64{int64(ch), 1, 1}
-	got := runNiro(t, c.program(), tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
+	got := runNiroWithin(t, 3*time.Minute, c.program(), tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
 		tf32(pd, p2), tf32(pd, p3), tf32(out, r))
 	checkF32(t, got[0], want)
 }

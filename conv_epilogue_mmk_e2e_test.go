@@ -106,7 +106,6 @@ func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 	requireTools(t)
 	for _, c := range epiMMKCases {
 		t.Run(c.name, func(t *testing.T) {
-			out := c.conv.out()
 			src := c.program()
 			path := filepath.Join(t.TempDir(), c.name+".niro")
 			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
@@ -127,22 +126,7 @@ func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 				t.Logf("IR:\n%s", ir)
 				return
 			}
-			ch := int(out[1])
-			x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
-			p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
-			for i := range p3 {
-				p3[i] += 2 // away from 0 for the division
-			}
-			want := convRef(c.conv, x, w, b)
-			hw := numel(out[2:])
-			for i := range want {
-				m := i / hw % ch
-				want[i] = c.ref(want[i], p2[m], p3[m], r[i])
-			}
-			pd := []int64{int64(ch), 1, 1}
-			got := runNiroWithin(t, 3*time.Minute, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
-				tf32(pd, p2), tf32(pd, p3), tf32(out, r))
-			checkF32(t, got[0], want)
+			checkEpiBits(t, c)
 		})
 	}
 }
