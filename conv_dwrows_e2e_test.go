@@ -142,13 +142,18 @@ func TestConvDWRowsChain(t *testing.T) {
 // vectors and nowhere outside it, bit for bit as host-O0 and the Go loop.
 func TestConvDWRowsEpilogueF64(t *testing.T) {
 	requireTools(t)
-	for _, c := range []convCase{
-		{x: []int64{1, 5, 9, 32}, w: []int64{5, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 5, bias: true},
-		{x: []int64{2, 3, 10, 28}, w: []int64{3, 1, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
+	o0 := map[string]bool{}
+	for _, tc := range []struct {
+		c    convCase
+		root string
+	}{
+		{convCase{x: []int64{1, 5, 9, 32}, w: []int64{5, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 5, bias: true}, "dwrows16"},
+		{convCase{x: []int64{2, 3, 10, 28}, w: []int64{3, 1, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, "dwrowsh16"},
 		// With a channel multiplier (k = 2, 3; the loops n, m, oh, ow).
-		{x: []int64{1, 4, 9, 32}, w: []int64{8, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true},
-		{x: []int64{2, 3, 11, 30}, w: []int64{9, 1, 3, 3}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 1, 1, 0}, groups: 3, bias: true},
+		{convCase{x: []int64{1, 4, 9, 32}, w: []int64{8, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}, "dwrows16"},
+		{convCase{x: []int64{2, 3, 11, 30}, w: []int64{9, 1, 3, 3}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 1, 1, 0}, groups: 3, bias: true}, "dwrowsh16"},
 	} {
+		c, root := tc.c, tc.root
 		o := c.out()
 		t.Run(fmt.Sprint(o), func(t *testing.T) {
 			res := dimsText(o, "f64")
@@ -164,33 +169,8 @@ func TestConvDWRowsEpilogueF64(t *testing.T) {
 				dimsText(c.x, "f64"), dimsText(c.w, "f64"), o[1],
 				intsText(c.dilations), c.groups, intsText(c.pads), intsText(c.strides), dimsText(c.x, "f64"), dimsText(c.w, "f64"), o[1], res,
 				res, res, res, res, res)
-			path := filepath.Join(t.TempDir(), "epi.niro")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !regexp.MustCompile(`niro\.epi_dwrowsh?16`).MatchString(out.MLIR) || !strings.Contains(out.MLIR, "niro.dwconv2d_e") {
-				t.Fatalf("no fused row-form epilogue:\n%s", out.MLIR)
-			}
-			ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-			loops := 0
-			for _, s := range funcStatements(ir) {
-				head := strings.TrimSpace(s)
-				if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.minimumf") || strings.Contains(s, "arith.maximumf")) {
-					t.Errorf("a generic outside the tile loop computes the epilogue:\n%s", s)
-				}
-				if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
-					loops++
-					if !regexp.MustCompile(`arith\.minimumf .* : vector<[0-9x]*f64>`).MatchString(s) {
-						t.Errorf("the tile loop does not compute Relu6 on vectors:\n%s", s)
-					}
-				}
-			}
-			if loops == 0 {
-				t.Fatalf("no convolution tile loop in\n%s", ir)
+			if checkEpiFused(t, "epi", src, []string{root}, []string{"arith.minimumf", "arith.maximumf"}); t.Failed() {
+				return
 			}
 			x32, w32, b32 := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75), seq(int(o[1]), 0.5)
 			wide := func(v []float32, k float64) []float64 {
@@ -205,7 +185,7 @@ func TestConvDWRowsEpilogueF64(t *testing.T) {
 			for i, v := range want {
 				want[i] = min(max(v, 0), 6)
 			}
-			got := runNiro(t, src, []tensorio.Tensor{tf64(c.x, x), tf64(c.w, w), tf64(o[1:2], b)}...)[0].Data
+			got := runNiroOn(t, 0, epiPipes(o0, root), src, []tensorio.Tensor{tf64(c.x, x), tf64(c.w, w), tf64(o[1:2], b)}...)[0].Data
 			if len(got) != 8*len(want) {
 				t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
 			}

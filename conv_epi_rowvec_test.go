@@ -1,8 +1,7 @@
 package main
 
 import (
-	"context"
-	"io"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,58 +10,205 @@ import (
 	"time"
 
 	"github.com/niro-dev/niro/emit"
-	"github.com/niro-dev/niro/toolchain"
 )
 
 // lowerThroughConv returns the IR of src (MLIR text) after the host
 // pipeline's convolution schedule.
 func lowerThroughConv(t *testing.T, src string) string {
 	t.Helper()
-	p, err := lookupPipeline("host")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cut := -1
-	for i, s := range p.Steps {
-		if s.Schedule == "conv" {
-			cut = i
-		}
-	}
-	if cut < 0 {
-		t.Fatal("the host pipeline has no conv schedule")
-	}
-	p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc.Progress = nil
-	ir, err := tc.Lower(context.Background(), src, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ir
+	return lowerThrough(t, 0, src, "conv")
 }
 
-// emitCase writes c's program and returns its emitted MLIR.
+// emitCase writes c's program and returns its emitted MLIR, after checking
+// its root tag when c.root is set (emitEpi).
 func emitCase(t *testing.T, c epiCase) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), c.name+".niro")
-	if err := os.WriteFile(path, []byte(c.program()), 0o644); err != nil {
+	var roots []string
+	if c.root != "" {
+		roots = append(roots, c.root)
+	}
+	return emitEpi(t, c.name, c.program(), roots...)
+}
+
+// epiConvTag matches the tag of a convolution generic whose epilogue is
+// fused into its block (niro.conv2d_e, niro.dwconv2d_e,
+// niro.conv2d_rows_e, niro.mm_e).
+var epiConvTag = regexp.MustCompile(`niro\.\w+_e\b`)
+
+// epiRootTag matches a fused epilogue's root tag.
+var epiRootTag = regexp.MustCompile(`niro\.epi_\w+`)
+
+// emitEpi writes src (a Niro program) as name.niro and returns its emitted
+// MLIR, after checking that each of roots (a root's tag after "niro.epi_":
+// "nhwc32", "mmk", ...) tags exactly one generic and that as many
+// convolution generics are tagged for a fused epilogue (epiConvTag).
+func emitEpi(t *testing.T, name, src string, roots ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name+".niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	for _, r := range roots {
+		if n := len(regexp.MustCompile(`niro\.epi_`+regexp.QuoteMeta(r)+`\b`).FindAllString(out.MLIR, -1)); n != 1 {
+			t.Errorf("%d niro.epi_%s roots in the emitted text, want 1 (roots: %v)", n, r, epiRootTag.FindAllString(out.MLIR, -1))
+		}
+	}
+	if n := len(epiConvTag.FindAllString(out.MLIR, -1)); len(roots) > 0 && n != len(roots) {
+		t.Errorf("%d convolution generics tagged for a fused epilogue (%s), want %d", n, strings.Join(epiConvTag.FindAllString(out.MLIR, -1), ", "), len(roots))
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
 	return out.MLIR
+}
+
+// epiProduct matches a block's product in the IR: a multiply of two
+// values on vectors.
+var epiProduct = regexp.MustCompile(`arith\.mulf %[\w#]+, %[\w#]+ : vector<`)
+
+// checkEpiLoops checks ir (the host pipeline's IR after
+// linalg-fuse-elementwise-ops) for fused epilogues, each computing one of
+// epis (its arithmetic: "arith.subf", ...; a chain of convolutions has
+// one per convolution): no generic outside a loop computes any of their
+// ops, none is computed on scalars, and every block's product (a multiply
+// on vectors, epiProduct, in a top-level loop) is followed by an epilogue,
+// every op of one of epis on vectors: in the same loop, after the
+// product; or, for a block whose loops canonicalization folded (one
+// iteration each, such as a remainder block), in the next top-level loop,
+// before any other product, or, where the folded block's product is a
+// reduction loop carrying its accumulator as a vector, in the top-level
+// statements after it. With cache (the cache block of a 1×1 product,
+// niro.epi_mmk), the epilogue follows all the register blocks of the
+// product that the contraction schedule made of the cache block (each a
+// top-level loop where the cache block's loops were folded), not each
+// one, in a loop of its own. Each of epis must be found so. It returns the number of places
+// holding an epilogue and logs ir when it fails.
+func checkEpiLoops(t *testing.T, ir string, cache bool, epis ...[]string) int {
+	t.Helper()
+	stmts := funcStatements(ir)
+	if len(stmts) == 0 {
+		t.Fatalf("no function body in\n%s", ir)
+	}
+	var all []string
+	for _, ops := range epis {
+		all = append(all, ops...)
+	}
+	names := fmt.Sprint(epis)
+	found := make([]int, len(epis))
+	fused, pending, acc := 0, false, false
+	tail := map[string]bool{} // the ops on vectors after a vector accumulator
+	for _, s := range stmts {
+		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+		if strings.Contains(head, "= linalg.generic") {
+			for _, op := range all {
+				if strings.Contains(s, op) {
+					t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
+				}
+			}
+		}
+		// Where each op is last computed (on vectors).
+		last := map[string]int{}
+		at := 0
+		for _, l := range strings.Split(s, "\n") {
+			for _, op := range all {
+				if !strings.Contains(l, op+" ") {
+					continue
+				}
+				if !strings.Contains(l, "vector<") {
+					t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
+				}
+				last[op] = at
+			}
+			at += len(l) + 1
+		}
+		loop := strings.Contains(head, "scf.for")
+		first := -1
+		if loc := epiProduct.FindStringIndex(s); loc != nil && loop {
+			first = loc[0]
+		}
+		if !loop && acc {
+			for op := range last {
+				tail[op] = true
+			}
+		}
+		// (A cache block's epilogue loop multiplies on vectors too,
+		// BatchNormalization's scale: its ops need not follow that.)
+		after := first
+		if cache {
+			after = -1
+		}
+		epi := false
+		for k, ops := range epis {
+			in := true
+			for _, op := range ops {
+				i, ok := last[op]
+				in = in && (ok && i > after && loop || !loop && acc && tail[op])
+			}
+			if in && (first >= 0 || pending) {
+				found[k]++
+				epi = true
+			}
+		}
+		switch {
+		case epi:
+			fused++
+			pending, acc = false, false
+		case first >= 0:
+			if pending && !cache {
+				t.Errorf("a block's product is not followed by an epilogue %s on vectors", names)
+			}
+			pending = true
+			acc = strings.Contains(head, "-> (vector<")
+			tail = map[string]bool{}
+		}
+	}
+	if pending {
+		t.Errorf("the last block's product is not followed by an epilogue %s on vectors", names)
+	}
+	for k, n := range found {
+		if n == 0 {
+			t.Errorf("no tile loop computes the epilogue %v on vectors after a block's product", epis[k])
+		}
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+	}
+	return fused
+}
+
+// checkEpiFused emits src (emitEpi: each of roots tagged once), lowers it
+// through linalg-fuse-elementwise-ops within 3 minutes (a schedule that
+// does not finish fails the test) and checks that its epilogues, epis (one
+// for each convolution), are fused into the tile loops (checkEpiLoops; a
+// cache block's, niro.epi_mmk or niro.epi_mmkl, after its register
+// blocks). It returns the IR and the number of tile loops holding an
+// epilogue.
+func checkEpiFused(t *testing.T, name, src string, roots []string, epis ...[]string) (string, int) {
+	t.Helper()
+	ir := lowerThrough(t, 3*time.Minute, emitEpi(t, name, src, roots...), "linalg-fuse-elementwise-ops")
+	cache := false
+	for _, r := range roots {
+		cache = cache || strings.HasPrefix(r, "mmk")
+	}
+	return ir, checkEpiLoops(t, ir, cache, epis...)
 }
 
 // checkEpiBits runs c's program (host and host-O0, runNiroWithin, under
 // a deadline so that a schedule that does not terminate fails) and compares
 // its result with a Go loop in the documented order.
 func checkEpiBits(t *testing.T, c epiCase) {
+	t.Helper()
+	checkEpiBitsOn(t, c, hostPipelines)
+}
+
+// checkEpiBitsOn is checkEpiBits under the pipelines pipes (runNiroOn):
+// the Go loop is exact, so host alone ([]string{"host"}) checks the
+// fused form's bits; host-O0 as well checks the naive loop nests too.
+func checkEpiBitsOn(t *testing.T, c epiCase, pipes []string) {
 	t.Helper()
 	out := c.conv.out()
 	ch := int(out[1])
@@ -78,7 +224,7 @@ func checkEpiBits(t *testing.T, c epiCase) {
 		want[i] = c.ref(want[i], p2[m], p3[m], r[i])
 	}
 	pd := []int64{int64(ch), 1, 1}
-	got := runNiroWithin(t, 3*time.Minute, c.program(), tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
+	got := runNiroOn(t, 3*time.Minute, pipes, c.program(), tf32(c.conv.x, x), tf32(c.conv.w, w), tf32([]int64{int64(ch)}, b),
 		tf32(pd, p2), tf32(pd, p3), tf32(out, r))
 	checkF32(t, got[0], want)
 }

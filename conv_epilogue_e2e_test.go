@@ -1,19 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/niro-dev/niro/emit"
-	"github.com/niro-dev/niro/toolchain"
 )
 
 // epiCase is a convolution followed by element-wise ops whose generics
@@ -35,6 +31,9 @@ type epiCase struct {
 	ops []string
 	// rows: the convolution takes the row form.
 	rows bool
+	// root is the root's tag after "niro.epi_" ("nhwc32", "rows32", ...);
+	// empty: not checked.
+	root string
 }
 
 const epiBN = `  %6 = sub %5, %2 : (tensor<RES>, tensor<Cx1x1xf32>) -> tensor<RES>
@@ -168,92 +167,92 @@ func epiBNHardSwishRef(y, p2, p3, _ float32) float32 {
 
 var epiCases = []epiCase{
 	{name: "nhwc_leakyrelu", conv: convCase{x: []int64{1, 8, 10, 10}, w: []int64{32, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiLeakyRelu, ref: epiLeakyReluRef, ops: []string{"arith.cmpf"}}, // (the gathers of X select too)
+		body: epiLeakyRelu, ref: epiLeakyReluRef, ops: []string{"arith.cmpf"}, root: "nchw32"}, // (the gathers of X select too)
 	// Depthwise, NCHW: the plain row form (conv_dwmult.go; OW = 14, one
 	// block of 14 columns; OH = 14: a row remainder of 6).
 	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
-		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "dwrows32"},
 	// The depthwise row form (conv_dwmult.go; NCHW): OW = 56, the
 	// half-width block (niro.epi_dwrowsh32, a column remainder of 8);
 	// stride 2 and dilation 2, OW = 16, the full block; two images, OW =
 	// 40 (half-width, a remainder of 8).
 	{name: "dwrows_bn_hardswish", conv: convCase{x: []int64{1, 6, 9, 56}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
 		body: epiBNHardSwish, ref: epiBNHardSwishRef,
-		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}},
+		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}, root: "dwrowsh32"},
 	{name: "dwrows_strided_relu6", conv: convCase{x: []int64{1, 5, 13, 33}, w: []int64{5, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{2, 2}, pads: []int64{2, 1, 1, 0}, groups: 5, bias: true},
-		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "dwrows32"},
 	{name: "dwrows_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{3, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "dwrowsh32"},
 	// The depthwise row form with a channel multiplier (conv_dwmult.go;
 	// loops n, m, oh, ow, X's channel m floordiv k): k = 2, OW = 56 (the
 	// half-width block); k = 3, stride 2, dilation 2 and uneven pads, OW =
 	// 16 (the full block); two images, k = 2, OW = 40 (half-width).
 	{name: "dwmult2_bn_hardswish", conv: convCase{x: []int64{1, 6, 9, 56}, w: []int64{12, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
 		body: epiBNHardSwish, ref: epiBNHardSwishRef,
-		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}},
+		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}, root: "dwrowsh32"},
 	{name: "dwmult3_strided_relu6", conv: convCase{x: []int64{1, 5, 13, 33}, w: []int64{15, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{2, 2}, pads: []int64{2, 1, 1, 0}, groups: 5, bias: true},
-		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "dwrows32"},
 	{name: "dwmult2_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "dwrowsh32"},
 	{name: "dwmult2_bn_relu", conv: convCase{x: []int64{1, 4, 10, 24}, w: []int64{8, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 1, 2, 1}, groups: 4, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "dwrowsh32"},
 	// The bias alone: the convolution's own epilogue generic is the root.
 	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		ref: epiBiasRef, ops: []string{"arith.addf"}},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, root: "nchw32"},
 	{name: "rows_bias_2x2", conv: convCase{x: []int64{1, 8, 9, 17}, w: []int64{16, 8, 2, 2}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true, root: "rows32"},
 	// Channels-last form (OW = 10: a column remainder of 2; M = 40: a
 	// channel remainder of 8), NCHW result.
 	{name: "nhwc_bn_relu", conv: convCase{x: []int64{1, 16, 9, 10}, w: []int64{40, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "nchw32"},
 	// Row form (OW = 24: a remainder of 8 columns; M = 20: 4 channels).
 	{name: "rows_bn_relu", conv: convCase{x: []int64{1, 8, 10, 24}, w: []int64{20, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true, root: "rows32"},
 	{name: "nhwc_hardswish", conv: convCase{x: []int64{1, 12, 7, 9}, w: []int64{24, 12, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "nchw32"},
 	{name: "rows_hardswish", conv: convCase{x: []int64{1, 6, 8, 16}, w: []int64{18, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, rows: true},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, rows: true, root: "rows32"},
 	// A stride-2 channels-last convolution and a residual Add.
 	{name: "nhwc_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "nchw32"},
 	// Two images.
 	{name: "nhwc_batch2_residual", conv: convCase{x: []int64{2, 8, 6, 9}, w: []int64{16, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "nchw32"},
 	{name: "rows_batch2_bn_relu", conv: convCase{x: []int64{2, 4, 5, 16}, w: []int64{8, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true, root: "rows32"},
 	{name: "rows_residual", conv: convCase{x: []int64{1, 4, 6, 32}, w: []int64{16, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true, root: "rows32"},
 	// 1×1 convolutions, the matrix product (M = 20: a remainder of 4
 	// channels; OW = 20: of 4 columns).
 	{name: "mm_bias_hardswish", conv: convCase{x: []int64{1, 16, 6, 20}, w: []int64{20, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "mm32"},
 	{name: "mm_bias", conv: convCase{x: []int64{1, 8, 3, 16}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		ref: epiBiasRef, ops: []string{"arith.addf"}},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, root: "mm32"},
 	{name: "mm_bn_residual", conv: convCase{x: []int64{1, 12, 9, 40}, w: []int64{24, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}},
+		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}, root: "mm32"},
 	// Strided and padded (X gathered first).
 	{name: "mm_strided_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "mm32"},
 	{name: "mm_batch2_bn_relu", conv: convCase{x: []int64{2, 8, 4, 10}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "mm32"},
 	// One output channel of a 1×1 convolution (a segmentation or depth
 	// head): the product's register block (C ≤ 32), vectors along the
 	// output row (its cache block: epiMMKCases).
 	{name: "mm_m1_bias", conv: convCase{x: []int64{1, 16, 6, 20}, w: []int64{1, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		ref: epiBiasRef, ops: []string{"arith.addf"}},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, root: "mm32"},
 	{name: "mm_m1_bn_relu", conv: convCase{x: []int64{1, 8, 5, 40}, w: []int64{1, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "mm32"},
 	// One output channel in the row form (vectors along the output row;
 	// OW = 24: a column remainder of 8), f32 here and f64 in
 	// TestE2EConvExact.
 	{name: "rows_m1_bn_relu", conv: convCase{x: []int64{1, 8, 10, 24}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true, root: "rows32"},
 	{name: "rows_m1_bias", conv: convCase{x: []int64{1, 6, 5, 16}, w: []int64{1, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true, root: "rows32"},
 	{name: "rows_m1_batch2_residual", conv: convCase{x: []int64{2, 4, 6, 32}, w: []int64{1, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, rows: true, root: "rows32"},
 	{name: "mm_m1_batch2_residual", conv: convCase{x: []int64{2, 12, 4, 24}, w: []int64{1, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "mm32"},
 }
 
 // funcStatements splits the body of the first func.func of ir into its
@@ -285,72 +284,46 @@ func funcStatements(ir string) []string {
 	return out
 }
 
-// TestConvEpilogueFused checks, on the IR after linalg-fuse-elementwise-ops,
-// that the epilogue of each case (bias, BatchNormalization's arithmetic,
-// Relu, HardSwish, a residual Add) is computed inside the convolution's
-// tile loop on the block's vectors, and that no generic outside a loop
-// (a pass over the whole accumulator) computes any of it; and that the
-// results have the bits of host-O0 and of a Go loop in the documented
-// order.
+// TestConvEpilogueFused checks, for each case, that the emitted root
+// carries its form's tag; on the IR after linalg-fuse-elementwise-ops, that
+// the epilogue (bias, BatchNormalization's arithmetic, Relu, HardSwish, a
+// residual Add) is computed inside the convolution's tile loop on the
+// block's vectors after its sum, and that no generic outside a loop (a pass
+// over the whole accumulator) computes any of it (checkEpiFused); and that
+// the results have the bits of a Go loop in the documented order, and of
+// host-O0 for the first case of each root tag (checkEpiBitsOn).
 func TestConvEpilogueFused(t *testing.T) {
 	requireTools(t)
+	o0 := map[string]bool{}
 	for _, c := range epiCases {
 		t.Run(c.name, func(t *testing.T) {
 			out := c.conv.out()
 			if got := emit.UsesConvRows(out[3], c.conv.w[0], c.conv.w[1], c.conv.w[2], c.conv.w[3]); got != c.rows {
 				t.Fatalf("row form %v, want %v", got, c.rows)
 			}
-			src := c.program()
-			path := filepath.Join(t.TempDir(), c.name+".niro")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			// (A deadline: a one-channel block the schedule's folding
-			// does not finish on fails the case instead of hanging it.)
-			ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops")
-			stmts := funcStatements(ir)
-			if len(stmts) == 0 {
-				t.Fatalf("no function body in\n%s", ir)
-			}
-			loops := 0
-			for _, s := range stmts {
-				head := strings.TrimSpace(s)
-				if strings.Contains(head, "= linalg.generic") {
-					for _, op := range c.ops {
-						if strings.Contains(s, op) {
-							t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
-						}
-					}
-				}
-				if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
-					continue
-				}
-				loops++
-				for _, op := range c.ops {
-					if !strings.Contains(s, op) || !strings.Contains(s[strings.Index(s, op):], "vector<") {
-						t.Errorf("the tile loop does not compute %s on vectors:\n%s", op, s)
-					}
-				}
-				if e := strings.Index(s, c.ops[len(c.ops)-1]); e < strings.Index(s, "arith.mulf") {
-					t.Errorf("the epilogue does not follow the block's sum in the tile loop:\n%s", s)
-				}
-			}
-			if loops == 0 {
-				t.Fatalf("no convolution tile loop in\n%s", ir)
-			}
+			ir, _ := checkEpiFused(t, c.name, c.program(), []string{c.root}, c.ops)
 			// A 1×1 product is blocked in the tile loop, not handed to
 			// the contraction schedule.
 			if strings.HasPrefix(c.name, "mm_") && (strings.Contains(ir, "niro.contraction") || strings.Contains(ir, "niro.block_")) {
 				t.Errorf("the 1×1 product is left to the contraction schedule")
 			}
 			if t.Failed() {
-				t.Logf("IR:\n%s", ir)
 				return
 			}
-
-			checkEpiBits(t, c)
+			checkEpiBitsOn(t, c, epiPipes(o0, c.root))
 		})
 	}
+}
+
+// epiPipes is the pipelines a fused epilogue's bits are checked under:
+// host and host-O0 for the first case of a form (its root tag, marked in
+// seen), host alone for the others (the Go loop is exact for each).
+func epiPipes(seen map[string]bool, form string) []string {
+	if seen[form] {
+		return hostPipelines[:1]
+	}
+	seen[form] = true
+	return hostPipelines
 }
 
 // TestConvEpilogueUnfused checks the schedule's fallback: a convolution
@@ -364,44 +337,17 @@ func TestConvEpilogueUnfused(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.name+".niro")
-			if err := os.WriteFile(path, []byte(c.program()), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm|dwrowsh|dwrows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
-			if src == out.MLIR {
-				t.Fatalf("no epilogue root in\n%s", out.MLIR)
-			}
-			p, err := lookupPipeline("host")
-			if err != nil {
-				t.Fatal(err)
+			mlir := emitCase(t, c)
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows|mm|dwrowsh|dwrows)(32|16)`).ReplaceAllString(mlir, "niro.not_a_root")
+			if src == mlir {
+				t.Fatalf("no epilogue root in\n%s", mlir)
 			}
 			// (A 1×1 product is handed to the contraction schedule.)
 			last := "conv"
 			if strings.HasPrefix(c.name, "mm_") {
 				last = "contraction"
 			}
-			cut := -1
-			for i, s := range p.Steps {
-				if s.Schedule == last {
-					cut = i
-				}
-			}
-			p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
-			env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-			tc, err := env.findTools(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.Progress = nil
-			ir, err := tc.Lower(context.Background(), src, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ir := lowerThrough(t, 0, src, last)
 			for _, tag := range []string{"niro.conv2d_e", "niro.conv2d_rows_e", "niro.dwconv2d_e"} {
 				if strings.Contains(ir, tag) {
 					t.Errorf("a %s generic is left after the schedule:\n%s", tag, ir)
@@ -445,38 +391,15 @@ func TestConvEpilogueFused1x1Channels(t *testing.T) {
 %s  %%20 = conv %%9, %%2, %%3 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<%s>, tensor<16x24x1x1xf32>, tensor<16xf32>) -> %s
   return %%20 : %s
 }`, res, mid, strings.ReplaceAll(epiHardSwish, "RES", mid), mid, res, res)
-	path := filepath.Join(t.TempDir(), "epi1x1.niro")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tag := range []string{"niro.epi_mmnhwc32", "niro.epi_mmnchw32"} {
-		if strings.Count(out.MLIR, tag) != 1 {
-			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(out.MLIR, tag))
-		}
-	}
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	// (The second convolution's epilogue is its bias alone.)
+	ir, loops := checkEpiFused(t, "epi1x1", src, []string{"mmnhwc32", "mmnchw32"}, []string{"arith.minimumf", "arith.maximumf"}, []string{"arith.addf"})
 	if strings.Contains(ir, "niro.contraction") || strings.Contains(ir, "niro.block_") {
 		t.Errorf("a 1×1 product is left to the contraction schedule")
 	}
-	loops := 0
-	for _, s := range funcStatements(ir) {
-		head := strings.TrimSpace(s)
-		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.minimumf") || strings.Contains(s, "arith.addf")) {
-			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
-		}
-		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
-			loops++
-		}
-	}
 	if loops != 2 {
-		t.Errorf("%d tile loops with vector products, want 2", loops)
+		t.Errorf("%d tile loops with a fused epilogue, want 2", loops)
 	}
 	if t.Failed() {
-		t.Logf("IR:\n%s", ir)
 		return
 	}
 	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(24, 0.5)

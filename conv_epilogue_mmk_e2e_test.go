@@ -4,14 +4,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/niro-dev/niro/emit"
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
 )
@@ -27,72 +23,27 @@ var epiMMKCases = []epiCase{
 	// remainder of 34: of 2 for the epilogue's 4-channel vector tiles),
 	// all 40 columns in each; OW = 10.
 	{name: "mmk_channels_bn_relu", conv: convCase{x: []int64{1, 272, 4, 10}, w: []int64{290, 272, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "mmk"},
 	// 360 columns: blocks of 4 output rows (160 columns; OH = 9 leaves a
 	// remainder of 1 row); OW = 40: vector tiles of 16, 16 and 8.
 	{name: "mmk_rows_hardswish", conv: convCase{x: []int64{1, 260, 9, 40}, w: []int64{20, 260, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "mmk"},
 	// 128 input channels but 520 × 128 filter elements: three blocks of
 	// channels (256, 256, 8); a residual Add.
 	{name: "mmk_filter_residual", conv: convCase{x: []int64{1, 128, 3, 7}, w: []int64{520, 128, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "mmk"},
 	// Strided and padded (X gathered first), two images.
 	{name: "mmk_batch2_strided_bn_residual", conv: convCase{x: []int64{2, 264, 9, 9}, w: []int64{24, 264, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}},
+		body: epiBNResidual, ref: epiBNResidualRef, ops: []string{"arith.subf", "arith.maximumf"}, root: "mmk"},
 	// One output channel past 32 input channels (a segmentation or depth
 	// head): the whole image one block (mmkRows 0), and strided, 15 × 15.
 	{name: "mmk_m1_bn_relu", conv: convCase{x: []int64{1, 64, 7, 20}, w: []int64{1, 64, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}},
+		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "mmk"},
 	{name: "mmk_m1_strided_relu6", conv: convCase{x: []int64{1, 48, 30, 30}, w: []int64{1, 48, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}},
+		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "mmk"},
 	// 360 columns: blocks of 4 rows of 30 (a remainder of 2 columns).
 	{name: "mmk_m1_rows_residual", conv: convCase{x: []int64{1, 40, 12, 30}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}},
-}
-
-// epiTileLoops checks ir (after linalg-fuse-elementwise-ops) for the
-// fused epilogue of cache blocks: no generic outside a loop computes any
-// of ops, and it counts the blocks whose epilogue follows their product: a
-// top-level loop that computes every op of ops on vectors, after the
-// contraction schedule's register block (4 rows × 16 or 8 columns, one row
-// of one output channel, mulf
-// then addf on vectors) in the same loop, or in the statements since the
-// previous epilogue (a block whose loops canonicalization folded, one
-// iteration each, such as a remainder block).
-func epiTileLoops(t *testing.T, ir string, ops []string) int {
-	t.Helper()
-	block := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<(\d+x)?(16xf32|8xf64)>`)
-	blocks, sawBlock := 0, false
-	for _, s := range funcStatements(ir) {
-		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-		if strings.Contains(head, "= linalg.generic") {
-			for _, op := range ops {
-				if strings.Contains(s, op) {
-					t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
-				}
-			}
-		}
-		if !strings.Contains(head, "scf.for") {
-			continue
-		}
-		first := len(s)
-		if loc := block.FindStringIndex(s); loc != nil {
-			first, sawBlock = loc[0], true
-		}
-		epi, after := true, true
-		for _, op := range ops {
-			i := strings.LastIndex(s, op)
-			if i < 0 || !strings.Contains(s[i:], "vector<") {
-				epi = false
-			}
-			after = after && i > first
-		}
-		if epi && sawBlock && (after || first == len(s)) {
-			blocks++
-			sawBlock = false
-		}
-	}
-	return blocks
+		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "mmk"},
 }
 
 // TestConvEpilogueFusedCacheBlock checks the 1×1 convolutions past the
@@ -104,29 +55,13 @@ func epiTileLoops(t *testing.T, ir string, ops []string) int {
 // the documented order.
 func TestConvEpilogueFusedCacheBlock(t *testing.T) {
 	requireTools(t)
+	o0 := map[string]bool{}
 	for _, c := range epiMMKCases {
 		t.Run(c.name, func(t *testing.T) {
-			src := c.program()
-			path := filepath.Join(t.TempDir(), c.name+".niro")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if strings.Count(em.MLIR, "niro.epi_mmk,") != 1 || !strings.Contains(em.MLIR, "niro.mm_e") {
-				t.Fatalf("the product is not tagged for the cache block:\n%s", em.MLIR)
-			}
-			ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops") // (a deadline: no hang)
-			if n := epiTileLoops(t, ir, c.ops); n == 0 {
-				t.Errorf("no tile loop holds the product's register blocks and then the epilogue")
-			}
-			if t.Failed() {
-				t.Logf("IR:\n%s", ir)
+			if checkEpiFused(t, c.name, c.program(), []string{c.root}, c.ops); t.Failed() {
 				return
 			}
-			checkEpiBits(t, c)
+			checkEpiBitsOn(t, c, epiPipes(o0, c.root))
 		})
 	}
 }
@@ -151,25 +86,8 @@ func TestConvEpilogueFusedCacheBlockLayouts(t *testing.T) {
 %s  %%20 = conv %%9, %%2, %%3 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<%s>, tensor<16x264x1x1xf32>, tensor<16xf32>) -> %s
   return %%20 : %s
 }`, res, mid, strings.ReplaceAll(epiHardSwish, "RES", mid), mid, res, res)
-	path := filepath.Join(t.TempDir(), "epi1x1.niro")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	out, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tag := range []string{"niro.epi_mmkl,", "niro.epi_mmk,"} {
-		if strings.Count(out.MLIR, tag) != 1 {
-			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(out.MLIR, tag))
-		}
-	}
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-	if n := epiTileLoops(t, ir, []string{"arith.minimumf", "arith.maximumf"}); n == 0 {
-		t.Errorf("no block computes HardSwish after its product")
-	}
-	if t.Failed() {
-		t.Logf("IR:\n%s", ir)
+	// (The second convolution's epilogue is its bias alone.)
+	if checkEpiFused(t, "epi1x1", src, []string{"mmkl", "mmk"}, []string{"arith.minimumf", "arith.maximumf"}, []string{"arith.addf"}); t.Failed() {
 		return
 	}
 	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(264, 0.5)
@@ -190,6 +108,7 @@ func TestConvEpilogueFusedCacheBlockLayouts(t *testing.T) {
 // the tile loop, and host, host-O0 and the Go loop agree bit for bit.
 func TestConvEpilogueFusedCacheBlockTypes(t *testing.T) {
 	requireTools(t)
+	o0 := map[string]bool{}
 	// (And one output channel, the whole block one row of the product.)
 	for _, c := range []convCase{
 		{x: []int64{1, 300, 4, 40}, w: []int64{40, 300, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
@@ -209,25 +128,10 @@ func TestConvEpilogueFusedCacheBlockTypes(t *testing.T) {
   %%5 = max %%3, %%4 : (%[4]s, tensor<%[6]s>) -> %[4]s
   return %%5 : %[4]s
 }`, xt, wt, bt, ot, map[string]string{"f64": "0x0000000000000000", "f16": "0x0000"}[e], e)
-				path := filepath.Join(t.TempDir(), "m.niro")
-				if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !strings.Contains(em.MLIR, "niro.epi_mmk,") {
-					t.Fatalf("the product is not tagged for the cache block:\n%s", em.MLIR)
-				}
-				ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops")
-				if n := epiTileLoops(t, ir, []string{"arith.maximumf"}); n == 0 {
-					t.Errorf("no tile loop holds the product's register blocks and then Relu")
-				}
-				if t.Failed() {
-					t.Logf("IR:\n%s", ir)
+				if checkEpiFused(t, "m", src, []string{"mmk"}, []string{"arith.maximumf"}); t.Failed() {
 					return
 				}
+				pipes := epiPipes(o0, e)
 				x32, w32, b32 := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75), seq(int(c.w[0]), 0.5)
 				if e == "f16" {
 					var in []tensorio.Tensor
@@ -244,7 +148,7 @@ func TestConvEpilogueFusedCacheBlockTypes(t *testing.T) {
 						in = append(in, tensorio.Tensor{Elem: niro.F16, Dims: dims, Data: data})
 						wide = append(wide, wv)
 					}
-					got := runNiroWithin(t, 3*time.Minute, src, in...)[0].Data
+					got := runNiroOn(t, 3*time.Minute, pipes, src, in...)[0].Data
 					want := convRef(c, wide[0], wide[1], wide[2])
 					for i, v := range want {
 						h := tensorio.F16FromFloat32(v)
@@ -265,7 +169,7 @@ func TestConvEpilogueFusedCacheBlockTypes(t *testing.T) {
 					return out
 				}
 				x64, w64, b64 := wideF(x32, 1.1), wideF(w32, 0.9), wideF(b32, 1.3)
-				got := runNiroWithin(t, 3*time.Minute, src, tf64(c.x, x64), tf64(c.w, w64), tf64(c.w[:1], b64))[0].Data
+				got := runNiroOn(t, 3*time.Minute, pipes, src, tf64(c.x, x64), tf64(c.w, w64), tf64(c.w[:1], b64))[0].Data
 				want := convRef(c, x64, w64, b64)
 				for i, v := range want {
 					v = math.Max(v, 0)

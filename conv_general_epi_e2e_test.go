@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/binary"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/niro-dev/niro/emit"
-	"github.com/niro-dev/niro/toolchain"
 )
 
 // genEpiCase is a convolution of emit/conv_general.go (1-D, 3-D, grouped
@@ -60,6 +53,15 @@ var genEpiCases = []genEpiCase{
 	{name: "c1d_pointwise_wide_bn_relu", conv: convCase{x: []int64{1, 64, 20}, w: []int64{150, 64, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c1d32"},
 	{name: "c3d_pointwise_bn_relu", conv: convCase{x: []int64{1, 16, 3, 5, 11}, w: []int64{21, 16, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d32"},
 	{name: "c3d_grouped_hardswish", conv: convCase{x: []int64{1, 6, 4, 5, 6}, w: []int64{9, 2, 3, 1, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 3, bias: true}, elem: "f32", body: "hardswish", form: "c3d32"},
+}
+
+// genEpiOps are the arithmetic ops of each body, which must all sit in
+// the tile loop on vectors and in no generic outside a loop.
+var genEpiOps = map[string][]string{
+	"bias":      {"arith.addf"},
+	"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
+	"hardswish": {"arith.minimumf", "arith.maximumf"},
+	"residual":  {"arith.maximumf"},
 }
 
 // leBytes is the constant text of v in elem (little-endian bytes).
@@ -178,64 +180,14 @@ func genEpiWant[T float32 | float64](c genEpiCase, x, w, b, p2, p3, r []T) []T {
 // host-O0 and of a Go loop in the documented order.
 func TestConvGeneralEpilogueFused(t *testing.T) {
 	requireTools(t)
+	o0 := map[string]bool{}
 	for _, c := range genEpiCases {
 		t.Run(c.name, func(t *testing.T) {
 			src := c.program()
-			path := filepath.Join(t.TempDir(), c.name+".niro")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(em.MLIR, "niro.epi_"+c.form+" ") && !strings.Contains(em.MLIR, "niro.epi_"+c.form+"}") {
-				t.Fatalf("no niro.epi_%s root in the emitted text:\n%s", c.form, em.MLIR)
-			}
-			ops := map[string][]string{
-				"bias":      {"arith.addf"},
-				"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
-				"hardswish": {"arith.minimumf", "arith.maximumf"},
-				"residual":  {"arith.maximumf"},
-			}[c.body]
-			ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-			// (A remainder block of a one-row output, N = 1, is not in a
-			// loop: its epilogue follows its reduction loop.)
-			loops := 0
-			for _, s := range funcStatements(ir) {
-				head := strings.TrimSpace(s)
-				if strings.Contains(head, "= linalg.generic") {
-					for _, op := range ops {
-						if strings.Contains(s, op) {
-							t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
-						}
-					}
-				}
-				if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
-					continue
-				}
-				in := true
-				for _, op := range ops {
-					in = in && strings.Contains(s[strings.Index(s, "arith.mulf"):], op)
-				}
-				if in {
-					loops++
-				}
-			}
-			if loops == 0 {
-				t.Errorf("no tile loop computes the epilogue after the block's sum")
-			}
-			for _, l := range strings.Split(ir, "\n") {
-				for _, op := range ops {
-					if strings.Contains(l, op+" ") && !strings.Contains(l, "vector<") {
-						t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
-					}
-				}
-			}
-			if t.Failed() {
-				t.Logf("IR:\n%s", ir)
+			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
 				return
 			}
+			pipes := epiPipes(o0, c.form)
 			out := c.conv.out()
 			ch := int(out[1])
 			pd := append([]int64{out[1]}, make1s(len(out)-2)...)
@@ -245,7 +197,7 @@ func TestConvGeneralEpilogueFused(t *testing.T) {
 				p3[i] += 2 // away from 0 for the division
 			}
 			if c.elem == "f32" {
-				got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
+				got := runNiroOn(t, 0, pipes, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
 				checkF32(t, got[0], genEpiWant(c, x, w, b, p2, p3, r))
 				return
 			}
@@ -258,7 +210,7 @@ func TestConvGeneralEpilogueFused(t *testing.T) {
 			}
 			x64, w64, b64 := wide(x, 1.1), wide(w, 0.9), wide(b, 1.3)
 			p264, p364, r64 := wide(p2, 1.1), wide(p3, 1.1), wide(r, 0.7)
-			got := runNiro(t, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
+			got := runNiroOn(t, 0, pipes, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
 			want := genEpiWant(c, x64, w64, b64, p264, p364, r64)
 			if len(got) != 8*len(want) {
 				t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
@@ -292,35 +244,11 @@ func TestConvGeneralEpilogueFusedChannels(t *testing.T) {
   %%8 = conv %%7, %%3, %%4 {dilations = [1, 1], group = 16, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[4]s, %[3]s, tensor<48xf32>) -> %[5]s
   return %%8 : %[5]s
 }`, xt, w1t, w2t, mid, res)
-	path := filepath.Join(t.TempDir(), "g.niro")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tag := range []string{"niro.epi_nhwc32", "niro.epi_nchw32"} {
-		if strings.Count(em.MLIR, tag) != 1 {
-			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(em.MLIR, tag))
-		}
-	}
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-	loops := 0
-	for _, s := range funcStatements(ir) {
-		head := strings.TrimSpace(s)
-		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.maximumf") || strings.Contains(s, "arith.addf")) {
-			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
-		}
-		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
-			loops++
-		}
-	}
-	if loops < 2 {
-		t.Errorf("%d tile loops with vector products, want 2 or more", loops)
+	// (The second convolution's epilogue is its bias alone.)
+	if _, loops := checkEpiFused(t, "g", src, []string{"nhwc32", "nchw32"}, []string{"arith.maximumf"}, []string{"arith.addf"}); loops < 2 {
+		t.Errorf("%d tile loops with a fused epilogue, want 2 or more", loops)
 	}
 	if t.Failed() {
-		t.Logf("IR:\n%s", ir)
 		return
 	}
 	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(64, 0.5)
@@ -346,39 +274,12 @@ func TestConvGeneralEpilogueUnfused(t *testing.T) {
 			continue
 		}
 		t.Run(c.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), c.name+".niro")
-			if err := os.WriteFile(path, []byte(c.program()), 0o644); err != nil {
-				t.Fatal(err)
+			mlir := emitEpi(t, c.name, c.program(), c.form)
+			src := strings.ReplaceAll(mlir, "niro.epi_"+c.form, "niro.not_a_root")
+			if src == mlir {
+				t.Fatalf("no epilogue root in\n%s", mlir)
 			}
-			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			src := strings.ReplaceAll(out.MLIR, "niro.epi_"+c.form, "niro.not_a_root")
-			if src == out.MLIR {
-				t.Fatalf("no epilogue root in\n%s", out.MLIR)
-			}
-			p, err := lookupPipeline("host")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cut := -1
-			for i, s := range p.Steps {
-				if s.Schedule == "conv" {
-					cut = i
-				}
-			}
-			p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
-			env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-			tc, err := env.findTools(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
-			tc.Progress = nil
-			ir, err := tc.Lower(context.Background(), src, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ir := lowerThroughConv(t, src)
 			if strings.Contains(ir, "niro.conv2d_e") {
 				t.Errorf("a niro.conv2d_e generic is left after the schedule:\n%s", ir)
 			}

@@ -10,11 +10,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/niro-dev/niro/niro"
 	"github.com/niro-dev/niro/tensorio"
+	"github.com/niro-dev/niro/toolchain"
 )
 
 // requireTools skips a test without the LLVM/MLIR tools, unless
@@ -68,6 +70,17 @@ func runNiro(t *testing.T, src string, inputs ...tensorio.Tensor) []tensorio.Ten
 // that does not terminate fails the test instead of hanging it.
 func runNiroWithin(t *testing.T, limit time.Duration, src string, inputs ...tensorio.Tensor) []tensorio.Tensor {
 	t.Helper()
+	return runNiroOn(t, limit, hostPipelines, src, inputs...)
+}
+
+// hostPipelines are the pipelines runNiro compares: host, and host-O0 (no
+// schedule, the naive loop nests).
+var hostPipelines = []string{"host", "host-O0"}
+
+// runNiroOn is runNiroWithin under the pipelines pipes (the first one's
+// outputs returned, the others' compared with them byte for byte).
+func runNiroOn(t *testing.T, limit time.Duration, pipes []string, src string, inputs ...tensorio.Tensor) []tensorio.Tensor {
+	t.Helper()
 	requireTools(t)
 	m, err := niro.Parse(t.Name()+".niro", []byte(src))
 	if err != nil {
@@ -76,7 +89,7 @@ func runNiroWithin(t *testing.T, limit time.Duration, src string, inputs ...tens
 	if err := niro.Verify(m); err != nil {
 		t.Fatalf("invalid test program:\n%v", err)
 	}
-	return runHostPipelines(t, limit, func() (*niro.Module, error) { return m, nil }, inputs...)
+	return runPipelines(t, limit, pipes, func() (*niro.Module, error) { return m, nil }, inputs...)
 }
 
 // runHostPipelines builds the module load returns (called once for each
@@ -85,18 +98,21 @@ func runNiroWithin(t *testing.T, limit time.Duration, src string, inputs ...tens
 // checking that host-O0 gives the same bytes.
 func runHostPipelines(t *testing.T, limit time.Duration, load func() (*niro.Module, error), inputs ...tensorio.Tensor) []tensorio.Tensor {
 	t.Helper()
+	return runPipelines(t, limit, hostPipelines, load, inputs...)
+}
+
+// runPipelines is runHostPipelines under the pipelines pipes.
+func runPipelines(t *testing.T, limit time.Duration, pipes []string, load func() (*niro.Module, error), inputs ...tensorio.Tensor) []tensorio.Tensor {
+	t.Helper()
 	requireTools(t)
 	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
-	tc, err := env.findTools(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tc := testTools(t)
 	within := ""
 	if limit > 0 {
 		within = fmt.Sprintf(" (limit %v)", limit)
 	}
 	var first []tensorio.Tensor
-	for _, p := range []string{"host", "host-O0"} {
+	for _, p := range pipes {
 		m, err := load()
 		if err != nil {
 			t.Fatal(err)
@@ -122,11 +138,34 @@ func runHostPipelines(t *testing.T, limit time.Duration, load func() (*niro.Modu
 		}
 		for i := range first {
 			if string(first[i].Data) != string(res.Outputs[i].Data) {
-				t.Errorf("output %d differs between host and %s", i, p)
+				t.Errorf("output %d differs between %s and %s", i, pipes[0], p)
 			}
 		}
 	}
 	return first
+}
+
+var testToolsOnce struct {
+	sync.Once
+	tc  *toolchain.Toolchain
+	err error
+}
+
+// testTools is the toolchain of a plain Env (no flags, output discarded),
+// discovered once per test binary (a discovery runs every tool, about half
+// a second): each call gets its own copy, Progress nil.
+func testTools(t *testing.T) *toolchain.Toolchain {
+	t.Helper()
+	testToolsOnce.Do(func() {
+		env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
+		testToolsOnce.tc, testToolsOnce.err = env.findTools(context.Background())
+	})
+	if testToolsOnce.err != nil {
+		t.Fatal(testToolsOnce.err)
+	}
+	tc := *testToolsOnce.tc
+	tc.Progress = nil
+	return &tc
 }
 
 func tf32(dims []int64, vals []float32) tensorio.Tensor {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"io"
 	"math"
 	"path/filepath"
 	"regexp"
@@ -68,6 +67,15 @@ func irThrough(t *testing.T, limit time.Duration, path, last string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return lowerThrough(t, limit, out.MLIR, last)
+}
+
+// lowerThrough runs the host pipeline on src (MLIR text) up to and
+// including its step last (a pass or a schedule's name), within limit when
+// limit > 0.
+func lowerThrough(t *testing.T, limit time.Duration, src, last string) string {
+	t.Helper()
+	requireTools(t)
 	p, err := lookupPipeline("host")
 	if err != nil {
 		t.Fatal(err)
@@ -82,18 +90,12 @@ func irThrough(t *testing.T, limit time.Duration, path, last string) string {
 		t.Fatalf("the host pipeline has no step %s", last)
 	}
 	p.Steps = append([]toolchain.Step(nil), p.Steps[:cut+1]...)
-	env := &Env{Globals: &Globals{}, Stdout: io.Discard, Stderr: io.Discard}
 	ctx, cancel := context.Background(), context.CancelFunc(func() {})
 	if limit > 0 {
 		ctx, cancel = context.WithTimeout(ctx, limit)
 	}
 	defer cancel()
-	tc, err := env.findTools(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tc.Progress = nil
-	ir, err := tc.Lower(ctx, out.MLIR, p)
+	ir, err := testTools(t).Lower(ctx, src, p)
 	if err != nil {
 		if limit > 0 {
 			t.Fatalf("%v (limit %v)", err, limit)
