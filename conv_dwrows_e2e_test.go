@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -139,7 +137,8 @@ func TestConvDWRowsChain(t *testing.T) {
 // TestConvDWRowsEpilogueF64 checks a fused epilogue on the f64 row form,
 // without and with a channel multiplier (the 8 × 16 block, niro.epi_dwrows16, and the half-width 8 × 8 one,
 // niro.epi_dwrowsh16): bias, then Relu6, computed in the tile loop on
-// vectors and nowhere outside it, bit for bit as host-O0 and the Go loop.
+// vectors and nowhere outside it (checkEpiFused), bit for bit as the Go
+// loop, and as host-O0 for the first case of each form (epiPipes).
 func TestConvDWRowsEpilogueF64(t *testing.T) {
 	requireTools(t)
 	o0 := map[string]bool{}
@@ -173,27 +172,13 @@ func TestConvDWRowsEpilogueF64(t *testing.T) {
 				return
 			}
 			x32, w32, b32 := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75), seq(int(o[1]), 0.5)
-			wide := func(v []float32, k float64) []float64 {
-				r := make([]float64, len(v))
-				for i, f := range v {
-					r[i] = float64(f) * k
-				}
-				return r
-			}
-			x, w, b := wide(x32, 1.1), wide(w32, 0.9), wide(b32, 1.3)
+			x, w, b := widen(x32, 1.1), widen(w32, 0.9), widen(b32, 1.3)
 			want := convRef(c, x, w, b)
 			for i, v := range want {
 				want[i] = min(max(v, 0), 6)
 			}
 			got := runNiroOn(t, 0, epiPipes(o0, root), src, []tensorio.Tensor{tf64(c.x, x), tf64(c.w, w), tf64(o[1:2], b)}...)[0].Data
-			if len(got) != 8*len(want) {
-				t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
-			}
-			for i, v := range want {
-				if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
-					t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
-				}
-			}
+			checkF64(t, got, want)
 		})
 	}
 }

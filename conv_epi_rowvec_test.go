@@ -242,6 +242,27 @@ func vectorOp(l string) []string {
 	return m
 }
 
+// checkVectorOps checks that each of ops is computed on vectors in ir
+// (after the convolution schedule) and returns the vector arithmetic ops
+// of ir (vectorOp's matches).
+func checkVectorOps(t *testing.T, ir string, ops []string) [][]string {
+	t.Helper()
+	var all [][]string
+	seen := map[string]bool{}
+	for _, l := range strings.Split(ir, "\n") {
+		if m := vectorOp(l); m != nil {
+			seen[m[1]] = true
+			all = append(all, m)
+		}
+	}
+	for _, op := range ops {
+		if !seen[op] {
+			t.Errorf("no %s on vectors after the convolution schedule:\n%s", op, ir)
+		}
+	}
+	return all
+}
+
 // TestConvEpilogueRowsVectors checks that the row form's fused epilogue
 // computes on 2-D vectors (16 × 16 for a whole block, the channel or
 // column remainder's otherwise) with no unit dimension inside: every
@@ -262,23 +283,12 @@ func TestConvEpilogueRowsVectors(t *testing.T) {
 				t.Fatal("not the row form")
 			}
 			ir := lowerThroughConv(t, emitCase(t, c))
-			seen := map[string]bool{}
-			for _, l := range strings.Split(ir, "\n") {
-				m := vectorOp(l)
-				if m == nil {
-					continue
-				}
-				seen[m[1]] = true
+			for _, m := range checkVectorOps(t, ir, c.ops) {
 				for _, d := range strings.Split(m[2], "x") {
 					if d == "1" {
-						t.Errorf("%s on vector<%s> (a unit dimension):\n%s", m[1], m[2], strings.TrimSpace(l))
+						t.Errorf("%s on vector<%s> (a unit dimension):\n%s", m[1], m[2], strings.TrimSpace(m[0]))
 						break
 					}
-				}
-			}
-			for _, op := range c.ops {
-				if !seen[op] {
-					t.Errorf("no %s on vectors after the convolution schedule:\n%s", op, ir)
 				}
 			}
 		})
@@ -302,17 +312,7 @@ func TestConvEpilogueRowsOneBlock(t *testing.T) {
 		t.Fatal("not the row form")
 	}
 	ir := lowerThroughConv(t, emitCase(t, c))
-	seen := map[string]bool{}
-	for _, l := range strings.Split(ir, "\n") {
-		if m := vectorOp(l); m != nil {
-			seen[m[1]] = true
-		}
-	}
-	for _, op := range c.ops {
-		if !seen[op] {
-			t.Errorf("no %s on vectors after the convolution schedule:\n%s", op, ir)
-		}
-	}
+	checkVectorOps(t, ir, c.ops)
 	checkEpiBits(t, c)
 }
 

@@ -172,24 +172,20 @@ var epiCases = []epiCase{
 	// block of 14 columns; OH = 14: a row remainder of 6).
 	{name: "depthwise_relu6", conv: convCase{x: []int64{1, 48, 14, 14}, w: []int64{48, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 48, bias: true},
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "dwrows32"},
-	// The depthwise row form (conv_dwmult.go; NCHW): OW = 56, the
-	// half-width block (niro.epi_dwrowsh32, a column remainder of 8);
-	// stride 2 and dilation 2, OW = 16, the full block; two images, OW =
-	// 40 (half-width, a remainder of 8).
-	{name: "dwrows_bn_hardswish", conv: convCase{x: []int64{1, 6, 9, 56}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
+	// The depthwise row form (conv_dwmult.go; NCHW): two images, OW = 56,
+	// the half-width block (niro.epi_dwrowsh32, a column remainder of 8);
+	// stride 2 and dilation 2, OW = 16, the full block. (A residual Add on
+	// the half-width block: dwmult2_batch2_residual.)
+	{name: "dwrows_batch2_bn_hardswish", conv: convCase{x: []int64{2, 6, 9, 56}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
 		body: epiBNHardSwish, ref: epiBNHardSwishRef,
 		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}, root: "dwrowsh32"},
 	{name: "dwrows_strided_relu6", conv: convCase{x: []int64{1, 5, 13, 33}, w: []int64{5, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{2, 2}, pads: []int64{2, 1, 1, 0}, groups: 5, bias: true},
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "dwrows32"},
-	{name: "dwrows_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{3, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "dwrowsh32"},
 	// The depthwise row form with a channel multiplier (conv_dwmult.go;
-	// loops n, m, oh, ow, X's channel m floordiv k): k = 2, OW = 56 (the
-	// half-width block); k = 3, stride 2, dilation 2 and uneven pads, OW =
-	// 16 (the full block); two images, k = 2, OW = 40 (half-width).
-	{name: "dwmult2_bn_hardswish", conv: convCase{x: []int64{1, 6, 9, 56}, w: []int64{12, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
-		body: epiBNHardSwish, ref: epiBNHardSwishRef,
-		ops: []string{"arith.subf", "arith.minimumf", "arith.maximumf"}, root: "dwrowsh32"},
+	// loops n, m, oh, ow, X's channel m floordiv k): k = 3, stride 2,
+	// dilation 2 and uneven pads, OW = 16 (the full block); two images,
+	// k = 2, OW = 40 (half-width, a remainder of 8); k = 2, OW = 24
+	// (half-width) and uneven pads.
 	{name: "dwmult3_strided_relu6", conv: convCase{x: []int64{1, 5, 13, 33}, w: []int64{15, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{2, 2}, pads: []int64{2, 1, 1, 0}, groups: 5, bias: true},
 		body: epiRelu6, ref: epiRelu6Ref, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "dwrows32"},
 	{name: "dwmult2_batch2_residual", conv: convCase{x: []int64{2, 3, 7, 40}, w: []int64{6, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
@@ -212,11 +208,9 @@ var epiCases = []epiCase{
 		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "nchw32"},
 	{name: "rows_hardswish", conv: convCase{x: []int64{1, 6, 8, 16}, w: []int64{18, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, rows: true, root: "rows32"},
-	// A stride-2 channels-last convolution and a residual Add.
-	{name: "nhwc_residual", conv: convCase{x: []int64{1, 8, 12, 12}, w: []int64{32, 8, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "nchw32"},
-	// Two images.
-	{name: "nhwc_batch2_residual", conv: convCase{x: []int64{2, 8, 6, 9}, w: []int64{16, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+	// A stride-2 channels-last convolution of two images (OW = 6, M = 16:
+	// smaller than a block on both) and a residual Add.
+	{name: "nhwc_batch2_strided_residual", conv: convCase{x: []int64{2, 8, 12, 12}, w: []int64{16, 8, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiResidual, ref: epiResidualRef, ops: []string{"arith.maximumf"}, root: "nchw32"},
 	{name: "rows_batch2_bn_relu", conv: convCase{x: []int64{2, 4, 5, 16}, w: []int64{8, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true, root: "rows32"},

@@ -172,6 +172,28 @@ func tf32(dims []int64, vals []float32) tensorio.Tensor {
 	return tensorio.Tensor{Elem: niro.F32, Dims: dims, Data: f32s(vals...)}
 }
 
+// checkF64 compares got (f64 bytes) with want bit for bit.
+func checkF64(t *testing.T, got []byte, want []float64) {
+	t.Helper()
+	if len(got) != 8*len(want) {
+		t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+	}
+	for i, v := range want {
+		if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
+			t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
+		}
+	}
+}
+
+// widen returns v in f64, each element times k (inexact in f32).
+func widen(v []float32, k float64) []float64 {
+	out := make([]float64, len(v))
+	for i, f := range v {
+		out[i] = float64(f) * k
+	}
+	return out
+}
+
 func checkF32(t *testing.T, got tensorio.Tensor, want []float32) {
 	t.Helper()
 	g := fromF32s(got.Data)
