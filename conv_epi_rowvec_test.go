@@ -52,15 +52,18 @@ func emitEpi(t *testing.T, name, src string, roots ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	bad := false
 	for _, r := range roots {
 		if n := len(regexp.MustCompile(`niro\.epi_`+regexp.QuoteMeta(r)+`\b`).FindAllString(out.MLIR, -1)); n != 1 {
 			t.Errorf("%d niro.epi_%s roots in the emitted text, want 1 (roots: %v)", n, r, epiRootTag.FindAllString(out.MLIR, -1))
+			bad = true
 		}
 	}
-	if n := len(epiConvTag.FindAllString(out.MLIR, -1)); len(roots) > 0 && n != len(roots) {
-		t.Errorf("%d convolution generics tagged for a fused epilogue (%s), want %d", n, strings.Join(epiConvTag.FindAllString(out.MLIR, -1), ", "), len(roots))
+	if tags := epiConvTag.FindAllString(out.MLIR, -1); len(roots) > 0 && len(tags) != len(roots) {
+		t.Errorf("%d convolution generics tagged for a fused epilogue (%s), want %d", len(tags), strings.Join(tags, ", "), len(roots))
+		bad = true
 	}
-	if t.Failed() {
+	if bad {
 		t.FailNow()
 	}
 	return out.MLIR
