@@ -144,6 +144,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
+	case fe.usePWProduct(op, rt, xt, wt):
+		// A pointwise one past pwBlockMaxFilter with its epilogue fused:
+		// the product's cache block (conv_pw1d3d.go).
+		fe.convPWProduct(op, rt, xt, wt, elem)
 	case fe.epiConv[op.Result.ID] && g.G == 1 && g.mp == g.Mg:
 		// The epilogue in the block (generalEpilogueForm): the rank-7
 		// block, the pointwise product's included.
@@ -726,7 +730,11 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
-	case G == 1 && unit && (S == 2 || C*M > pwBlockMaxFilter(xt.Elem)):
+	case G == 1 && unit && S != 2 && C*M > pwBlockMaxFilter(xt.Elem):
+		// Past pwBlockMaxFilter: the NC… product with its cache block
+		// (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.
+		return fe.pwProductForm(op, rt, xt, wt)
+	case G == 1 && unit && S == 2:
 		// The pointwise product past pwBlockMaxFilter: its contraction,
 		// cache blocked, keeps the separate epilogue. Within it a 1-D or
 		// 3-D one takes the rank-7 block (convGeneral), whose sums are the

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/niro-dev/niro/emit"
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/tensorio"
+)
+
+// 1-D and 3-D pointwise convolutions (one group, kernel 1) past
+// pwBlockMaxFilter (256 × 256 filter elements of f32, 128 × 256 of f64),
+// whose epilogue is fused into the cache block of their NC… product
+// (emit/conv_pw1d3d.go; toolchain/conv.mlir, @conv_epi_mmk_pw_tiles):
+// 256 output channels × whole rows (or 128/256 columns of a long 1-D
+// row, or rows of one depth slice in 3-D), the product blocked inside it
+// by the contraction schedule, the epilogue tiled into vectors of 4
+// channels × 16 columns. form is the root's tag after niro.epi_, elem
+// f32, f64 or bf16.
+var pwEpiCases = []genEpiCase{
+	// 1-D: 512 → 1024 over 200 columns (the whole row one block; four
+	// blocks of channels), bias alone; BN and Relu with 260 → 300 (a
+	// channel remainder of 44, of 0 for the vector tiles) over 37 columns
+	// (a column remainder of 5 for the vector tiles); two images, strided
+	// and padded (gathered), a residual Add; 600 columns (blocks of 256,
+	// a remainder of 88), HardSwish; M = 258 (a remainder of 2 channels).
+	{name: "c1d_512_1024_bias", conv: convCase{x: []int64{1, 512, 200}, w: []int64{1024, 512, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bias", form: "mmk1d, niro.mmk_h0"},
+	{name: "c1d_bn_relu", conv: convCase{x: []int64{1, 260, 37}, w: []int64{300, 260, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
+	{name: "c1d_batch2_strided_residual", conv: convCase{x: []int64{2, 272, 41}, w: []int64{258, 272, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 2}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmk1d, niro.mmk_h0"},
+	{name: "c1d_cols_hardswish", conv: convCase{x: []int64{1, 300, 600}, w: []int64{240, 300, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "mmk1d, niro.mmk_h2"},
+	// f64: 128 × 256 elements at most for the rank-7 block; 300 columns:
+	// blocks of 128.
+	{name: "c1d_f64_cols_bn_relu", conv: convCase{x: []int64{1, 200, 300}, w: []int64{180, 200, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f64", body: "bn", form: "mmk1d, niro.mmk_h1"},
+	{name: "c1d_f64_residual", conv: convCase{x: []int64{1, 260, 19}, w: []int64{130, 260, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "mmk1d, niro.mmk_h0"},
+	// 3-D: 256 → 512 over 8 × 14 × 14 (one depth slice per block), BN and
+	// Relu; 3 × 5 × 11 (the whole volume one block), HardSwish; 2 × 20 ×
+	// 30 (blocks of 4 rows of one depth slice, a remainder of 0 and 14
+	// columns for the vector tiles), strided and padded, a residual Add.
+	{name: "c3d_256_512_bn_relu", conv: convCase{x: []int64{1, 256, 8, 14, 14}, w: []int64{512, 256, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk3d, niro.mmk_h8"},
+	{name: "c3d_whole_hardswish", conv: convCase{x: []int64{1, 270, 3, 5, 11}, w: []int64{260, 270, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "mmk3d, niro.mmk_h0"},
+	{name: "c3d_rows_strided_residual", conv: convCase{x: []int64{1, 264, 4, 40, 60}, w: []int64{260, 264, 1, 1, 1}, strides: []int64{2, 2, 2}, dilations: []int64{1, 1, 1}, pads: []int64{0, 1, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmk3d, niro.mmk_h4"},
+	{name: "c3d_f64_bias", conv: convCase{x: []int64{1, 200, 2, 12, 9}, w: []int64{170, 200, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f64", body: "bias", form: "mmk3d, niro.mmk_h8"},
+	// bf16 (f32 accumulation, rounded once, each op rounded once): 1-D,
+	// and strided (X gathered widened to f32, W widened with it: 17
+	// columns, a remainder of 1 for the contraction's register blocks),
+	// and 3-D.
+	{name: "bf16_c1d_bn_relu", conv: convCase{x: []int64{1, 260, 37}, w: []int64{300, 260, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "bf16", body: "bn", form: "mmk1d, niro.mmk_h0"},
+	{name: "bf16_c1d_strided_hardswish", conv: convCase{x: []int64{2, 264, 33}, w: []int64{266, 264, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "bf16", body: "hardswish", form: "mmk1d, niro.mmk_h0"},
+	{name: "bf16_c3d_residual", conv: convCase{x: []int64{1, 264, 2, 5, 11}, w: []int64{260, 264, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "bf16", body: "residual", form: "mmk3d, niro.mmk_h0"},
+}
+
+// pwRoot matches a root tag in the emitted text.
+func pwRoot(mlir, form string) bool {
+	return strings.Contains(mlir, "niro.epi_"+form+"}") || strings.Contains(mlir, "niro.epi_"+form+",") || strings.Contains(mlir, "niro.epi_"+form+" ")
+}
+
+// TestConvPointwise1D3DEpilogueFused checks the 1-D and 3-D pointwise
+// convolutions past pwBlockMaxFilter: the root carries the cache block's
+// tag; on the IR after linalg-fuse-elementwise-ops, the epilogue's
+// arithmetic is computed on vectors (never on scalars) inside a tile loop
+// after the contraction's register blocks, and in no generic outside a
+// loop; the results have the bits of host-O0 and of a Go loop in the
+// documented order (bf16: the f32 computation rounded once per op).
+func TestConvPointwise1D3DEpilogueFused(t *testing.T) {
+	requireTools(t)
+	for _, c := range pwEpiCases {
+		t.Run(c.name, func(t *testing.T) {
+			var src string
+			if c.elem == "bf16" {
+				src = bf16Program(c)
+			} else {
+				src = c.program()
+			}
+			path := filepath.Join(t.TempDir(), c.name+".niro")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !pwRoot(em.MLIR, c.form) || !strings.Contains(em.MLIR, "niro.mm_e") {
+				t.Fatalf("no niro.epi_%s root (with a niro.mm_e product) in the emitted text:\n%s", c.form, em.MLIR)
+			}
+			ops := map[string][]string{
+				"bias":      {"arith.addf"},
+				"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
+				"hardswish": {"arith.minimumf", "arith.maximumf"},
+				"residual":  {"arith.maximumf"},
+			}[c.body]
+			ir := irThrough(t, 4*time.Minute, path, "linalg-fuse-elementwise-ops")
+			if n := epiTileLoops(t, ir, append(ops, pwHalfOps(c.elem)...)); n == 0 {
+				t.Errorf("no tile loop holds the product's register blocks and then the epilogue")
+			}
+			for _, l := range strings.Split(ir, "\n") {
+				for _, op := range ops {
+					if strings.Contains(l, op+" ") && !strings.Contains(l, "vector<") {
+						t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
+					}
+				}
+			}
+			if t.Failed() {
+				t.Logf("IR:\n%s", ir)
+				return
+			}
+			pwCheckBits(t, c, src)
+		})
+	}
+}
+
+// pwHalfOps are the ops a 16-bit epilogue adds: its rounding.
+func pwHalfOps(elem string) []string {
+	if elem == "bf16" {
+		return []string{"arith.truncf"}
+	}
+	return nil
+}
+
+// pwCheckBits runs src (host and host-O0, under a deadline) and compares
+// its result with the Go loop.
+func pwCheckBits(t *testing.T, c genEpiCase, src string) {
+	t.Helper()
+	out := c.conv.out()
+	ch := int(out[1])
+	pd := append([]int64{out[1]}, make1s(len(out)-2)...)
+	x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
+	p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
+	for i := range p3 {
+		p3[i] += 2 // away from 0 for the division
+	}
+	const limit = 4 * time.Minute
+	switch c.elem {
+	case "f32":
+		got := runNiroWithin(t, limit, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
+		checkF32(t, got[0], genEpiWant(c, x, w, b, p2, p3, r))
+	case "f64":
+		wide := func(v []float32, k float64) []float64 {
+			o := make([]float64, len(v))
+			for i, f := range v {
+				o[i] = float64(f) * k // inexact in f32
+			}
+			return o
+		}
+		x64, w64, b64 := wide(x, 1.1), wide(w, 0.9), wide(b, 1.3)
+		p264, p364, r64 := wide(p2, 1.1), wide(p3, 1.1), wide(r, 0.7)
+		got := runNiroWithin(t, limit, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
+		want := genEpiWant(c, x64, w64, b64, p264, p364, r64)
+		if len(got) != 8*len(want) {
+			t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+		}
+		for i, v := range want {
+			if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
+				t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
+			}
+		}
+	case "bf16":
+		half := func(dims []int64, v []float32) tensorio.Tensor {
+			data := make([]byte, 2*len(v))
+			for i, f := range v {
+				h := tensorio.BF16FromFloat32(f)
+				binary.LittleEndian.PutUint16(data[2*i:], h)
+				v[i] = math.Float32frombits(uint32(h) << 16)
+			}
+			return tensorio.Tensor{Elem: niro.BF16, Dims: dims, Data: data}
+		}
+		got := runNiroWithin(t, limit, src, half(c.conv.x, x), half(c.conv.w, w), half(out[1:2], b), half(pd, p2), half(pd, p3), half(out, r))[0].Data
+		want := bf16EpiWant(c, x, w, b, p2, p3, r)
+		if len(got) != 2*len(want) {
+			t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+		}
+		for i, v := range want {
+			if g, h := binary.LittleEndian.Uint16(got[2*i:]), tensorio.BF16FromFloat32(v); g != h {
+				t.Fatalf("element %d: got %#x, want %#x (%v)", i, g, h, v)
+			}
+		}
+	}
+}
