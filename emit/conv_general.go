@@ -45,9 +45,11 @@ import (
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
-//     conv_nhwc.go's product), except where its epilogue is fused (a
-//     filter of at most pwBlockMaxFilter elements, generalEpilogueForm):
-//     then it is the rank-7 block above, with kernel 1;
+//     conv_nhwc.go's product), except where its epilogue is fused: with a
+//     filter of at most pwBlockMaxFilter elements it is the rank-7 block
+//     above, with kernel 1; past it (bf16 too) the NC… product of
+//     conv_pw1d3d.go ([M, C] by [N, C, P]), whose epilogue is fused into
+//     the product's cache block as the 2-D 1×1 product's (mmk);
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
@@ -699,11 +701,18 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) whose filter has at most pwBlockMaxFilter elements takes c1d
 // or c3d with the rank-7 block instead of its matrix product
-// (convGeneral): the same sums, c ascending from zero.
+// (convGeneral): the same sums, c ascending from zero. A larger one takes
+// "mmk1d<k>" or "mmk3d<k>" (pwProductForm, conv_pw1d3d.go): the NC…
+// product's cache block.
 // Not taken: the per-group form (several generics, one slice of the
-// accumulator each), a larger pointwise product, a block channel count
-// of 16k + 1 (the padding channel), a channel multiplier that
-// conv_dwmult.go's row form takes, and channels-last 1-D or 3-D values.
+// accumulator each), a block channel count of 16k + 1 (the padding
+// channel), a channel multiplier that conv_dwmult.go's row form takes,
+// and channels-last 1-D or 3-D values. These do not occur: planLayout
+// (layout.go) makes a value channels-last only where a 2-D convolution
+// or pool defines it or an op carries a channels-last operand's layout,
+// and drops the X of every convolution that is not 2-D, so a 1-D or 3-D
+// convolution's X and result are always NC… (a 2-D result reshaped to
+// rank 3 is carried channels-last only into ops that take it so).
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
@@ -735,10 +744,10 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		// (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.
 		return fe.pwProductForm(op, rt, xt, wt)
 	case G == 1 && unit && S == 2:
-		// The pointwise product past pwBlockMaxFilter: its contraction,
-		// cache blocked, keeps the separate epilogue. Within it a 1-D or
-		// 3-D one takes the rank-7 block (convGeneral), whose sums are the
-		// product's (c ascending from zero, bias last).
+		// conv_nhwc.go's 1×1 product (epilogueForm). Within
+		// pwBlockMaxFilter a 1-D or 3-D one takes the rank-7 block
+		// (convGeneral), whose sums are the product's (c ascending from
+		// zero, bias last).
 		return "", false
 	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
@@ -757,7 +766,8 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 
 // pwBlockMaxFilter bounds the filter (C·M elements) of a 1-D or 3-D
 // pointwise convolution that takes the rank-7 block with its epilogue
-// fused rather than its matrix product and a separate epilogue: 256 KB
+// fused rather than its matrix product (past it, the NC… product with
+// the epilogue in its cache block, conv_pw1d3d.go): 256 KB
 // of a 4-byte element (half the elements for f64), a filter the block
 // rereads from L2 for every 8 output columns. Measured (f32, with bias
 // or BatchNormalization and Relu, docs/performance.md): the block 1.1–2.7×

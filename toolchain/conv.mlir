@@ -51,7 +51,10 @@
 // read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
 // or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
 // channels-last form's; a small 1-D or 3-D pointwise one is emitted as
-// the rank-7 block (kernel 1) and takes the same sequences. The per-group
+// the rank-7 block (kernel 1) and takes the same sequences, a larger one
+// as the NC… product (emit/conv_pw1d3d.go, roots niro.epi_mmk1d and
+// niro.epi_mmk3d) and takes the cache block (@conv_epi_mmk_pw_tiles,
+// @conv_epi_mmk1d_inner, @conv_epi_mmk3d_inner). The per-group
 // blocks (one generic per group into slices of one accumulator) keep
 // their epilogue as a pass of its own.
 //
