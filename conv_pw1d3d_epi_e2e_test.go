@@ -52,6 +52,19 @@ var pwEpiCases = []genEpiCase{
 	// and 3-D.
 	{name: "bf16_c1d_bn_relu", conv: convCase{x: []int64{1, 260, 37}, w: []int64{300, 260, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "bf16", body: "bn", form: "mmk1d, niro.mmk_h0"},
 	{name: "bf16_c1d_strided_hardswish", conv: convCase{x: []int64{2, 264, 33}, w: []int64{266, 264, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "bf16", body: "hardswish", form: "mmk1d, niro.mmk_h0"},
+	// Small f32 ones (the product measured faster than the rank-7 block
+	// at every size): 24 → 40 over 37 columns, 8 → 8 over 300 (blocks of
+	// 256 columns, a remainder of 44), 16 → 21 over 3 × 5 × 11.
+	{name: "c1d_small_bn_relu", conv: convCase{x: []int64{1, 24, 37}, w: []int64{40, 24, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
+	{name: "c1d_small_cols_residual", conv: convCase{x: []int64{1, 8, 300}, w: []int64{8, 8, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmk1d, niro.mmk_h2"},
+	{name: "c3d_small_hardswish", conv: convCase{x: []int64{2, 16, 3, 5, 11}, w: []int64{21, 16, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "mmk3d, niro.mmk_h0"},
+	// (Moved from genEpiCases, where the rank-7 block took them: a
+	// stride and padding in 1-D, 64 × 150, M = 21 in 3-D.)
+	{name: "c1d_pointwise_bn_relu", conv: convCase{x: []int64{2, 24, 37}, w: []int64{40, 24, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
+	{name: "c1d_pointwise_strided_residual", conv: convCase{x: []int64{1, 8, 30}, w: []int64{18, 8, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 2}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmk1d, niro.mmk_h0"},
+	{name: "c1d_pointwise_wide_bn_relu", conv: convCase{x: []int64{1, 64, 20}, w: []int64{150, 64, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
+	{name: "c3d_pointwise_bn_relu", conv: convCase{x: []int64{1, 16, 3, 5, 11}, w: []int64{21, 16, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk3d, niro.mmk_h0"},
+	{name: "bf16_c1d_small_bn_relu", conv: convCase{x: []int64{1, 12, 40}, w: []int64{20, 12, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "bf16", body: "bn", form: "mmk1d, niro.mmk_h0"},
 	{name: "bf16_c3d_residual", conv: convCase{x: []int64{1, 264, 2, 5, 11}, w: []int64{260, 264, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "bf16", body: "residual", form: "mmk3d, niro.mmk_h0"},
 }
 

@@ -162,7 +162,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		// stride of 2, TestE2EConvBF16Pointwise/1 — and runs ten times
 		// slower with the widening as integers (emit/bf16.go), so the
 		// rank-7 block serves. The 2-D bf16 1×1 product of conv_nhwc.go
-		// selects with its epilogue in the block.)
+		// selects with its epilogue in the block, and so does the 1-D and
+		// 3-D one of conv_pw1d3d.go, which takes a bf16 pointwise one with
+		// its epilogue fused (that shape among them: its gathered X and W
+		// are widened to f32 first).)
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
@@ -734,15 +737,21 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	for _, k := range wt.Dims[2:] {
 		unit = unit && k == 1
 	}
+	pw, pwOK := "", false
+	if G == 1 && unit && S != 2 {
+		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
+	}
 	switch {
 	case M < 2 || M%16 == 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
+	case pwOK:
+		// A 1-D or 3-D pointwise one: the NC… product with its cache
+		// block (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.
+		return pw, true
 	case G == 1 && unit && S != 2 && C*M > pwBlockMaxFilter(xt.Elem):
-		// Past pwBlockMaxFilter: the NC… product with its cache block
-		// (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.
-		return fe.pwProductForm(op, rt, xt, wt)
+		return "", false
 	case G == 1 && unit && S == 2:
 		// conv_nhwc.go's 1×1 product (epilogueForm). Within
 		// pwBlockMaxFilter a 1-D or 3-D one takes the rank-7 block

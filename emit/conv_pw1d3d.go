@@ -7,7 +7,7 @@ import (
 )
 
 // The 1-D and 3-D pointwise convolutions (one group, kernel 1 on every
-// axis) past pwBlockMaxFilter whose epilogue is fused: the NCHW 1×1
+// axis; f64 past pwBlockMaxFilter) whose epilogue is fused: the NCHW 1×1
 // product of conv_nhwc.go with its cache block (forms mmk/mmkl), one
 // spatial axis fewer or more. W viewed as [M, C] times X viewed as
 // [N, C, P], P the output positions (OW, or OD·OH·OW), read in place for
@@ -32,9 +32,14 @@ import (
 
 // pwProductForm returns the form of a 1-D or 3-D pointwise convolution
 // whose epilogue is fused into the product's cache block ("mmk1d<k>",
-// "mmk3d<k>"), or false: one group, kernel 1, a filter past
-// pwBlockMaxFilter elements (the rank-7 block is faster within it, and
-// takes c1d/c3d), NC… values.
+// "mmk3d<k>"), or false: one group, kernel 1, NC… values; f64 past
+// pwBlockMaxFilter elements only (within it the rank-7 block, c1d16 and
+// c3d16). The fused product measured faster than the rank-7 block with
+// its epilogue fused at every f32 size tried (docs/performance.md):
+// 1.1× at 128 → 256 over 1000 columns, 1.6× at 256 → 256 over 200, 2×
+// at 24 → 40 over 37, 3.5× at 64 → 150 over 20, 7× at 16 → 21 over
+// 3 × 5 × 11; f64 is not measured (ONNX Runtime has no f64 Conv to
+// compare, and the rank-7 block's bound stays).
 func (fe *funcEmitter) pwProductForm(op *niro.Conv, rt, xt, wt niro.TensorType) (string, bool) {
 	S := xt.Rank() - 2
 	if (S != 1 && S != 3) || op.Groups != 1 || fe.channelsLast(op.Result) || fe.channelsLast(op.X) {
@@ -46,7 +51,7 @@ func (fe *funcEmitter) pwProductForm(op *niro.Conv, rt, xt, wt niro.TensorType) 
 			return "", false
 		}
 	}
-	if C*M <= pwBlockMaxFilter(xt.Elem) {
+	if xt.Elem == niro.F64 && C*M <= pwBlockMaxFilter(xt.Elem) {
 		return "", false
 	}
 	cols := int64(mmkTileCols)
