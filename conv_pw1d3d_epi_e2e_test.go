@@ -14,9 +14,8 @@ import (
 	"github.com/niro-dev/niro/tensorio"
 )
 
-// 1-D and 3-D pointwise convolutions (one group, kernel 1) past
-// pwBlockMaxFilter (256 × 256 filter elements of f32, 128 × 256 of f64),
-// whose epilogue is fused into the cache block of their NC… product
+// 1-D and 3-D pointwise convolutions (one group, kernel 1), whose
+// epilogue is fused into the cache block of their NC… product
 // (emit/conv_pw1d3d.go; toolchain/conv.mlir, @conv_epi_mmk_pw_tiles):
 // 256 output channels × whole rows (or 128/256 columns of a long 1-D
 // row, or rows of one depth slice in 3-D), the product blocked inside it
@@ -34,8 +33,7 @@ var pwEpiCases = []genEpiCase{
 	{name: "c1d_bn_relu", conv: convCase{x: []int64{1, 260, 37}, w: []int64{300, 260, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
 	{name: "c1d_batch2_strided_residual", conv: convCase{x: []int64{2, 272, 41}, w: []int64{258, 272, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 2}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmk1d, niro.mmk_h0"},
 	{name: "c1d_cols_hardswish", conv: convCase{x: []int64{1, 300, 600}, w: []int64{240, 300, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "mmk1d, niro.mmk_h2"},
-	// f64: 128 × 256 elements at most for the rank-7 block; 300 columns:
-	// blocks of 128.
+	// f64: 300 columns, blocks of 128; a small one.
 	{name: "c1d_f64_cols_bn_relu", conv: convCase{x: []int64{1, 200, 300}, w: []int64{180, 200, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f64", body: "bn", form: "mmk1d, niro.mmk_h1"},
 	{name: "c1d_f64_residual", conv: convCase{x: []int64{1, 260, 19}, w: []int64{130, 260, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "mmk1d, niro.mmk_h0"},
 	// 3-D: 256 → 512 over 8 × 14 × 14 (one depth slice per block), BN and
@@ -64,6 +62,7 @@ var pwEpiCases = []genEpiCase{
 	{name: "c1d_pointwise_strided_residual", conv: convCase{x: []int64{1, 8, 30}, w: []int64{18, 8, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 2}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmk1d, niro.mmk_h0"},
 	{name: "c1d_pointwise_wide_bn_relu", conv: convCase{x: []int64{1, 64, 20}, w: []int64{150, 64, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
 	{name: "c3d_pointwise_bn_relu", conv: convCase{x: []int64{1, 16, 3, 5, 11}, w: []int64{21, 16, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk3d, niro.mmk_h0"},
+	{name: "c1d_pointwise_hardswish_f64", conv: convCase{x: []int64{1, 6, 19}, w: []int64{20, 6, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f64", body: "hardswish", form: "mmk1d, niro.mmk_h0"},
 	{name: "bf16_c1d_small_bn_relu", conv: convCase{x: []int64{1, 12, 40}, w: []int64{20, 12, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "bf16", body: "bn", form: "mmk1d, niro.mmk_h0"},
 	{name: "bf16_c3d_residual", conv: convCase{x: []int64{1, 264, 2, 5, 11}, w: []int64{260, 264, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "bf16", body: "residual", form: "mmk3d, niro.mmk_h0"},
 }
@@ -74,7 +73,7 @@ func pwRoot(mlir, form string) bool {
 }
 
 // TestConvPointwise1D3DEpilogueFused checks the 1-D and 3-D pointwise
-// convolutions past pwBlockMaxFilter: the root carries the cache block's
+// convolutions: the root carries the cache block's
 // tag; on the IR after linalg-fuse-elementwise-ops, the epilogue's
 // arithmetic is computed on vectors (never on scalars) inside a tile loop
 // after the contraction's register blocks, and in no generic outside a

@@ -45,11 +45,10 @@ import (
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
-//     conv_nhwc.go's product), except where its epilogue is fused: with a
-//     filter of at most pwBlockMaxFilter elements it is the rank-7 block
-//     above, with kernel 1; past it (bf16 too) the NC… product of
-//     conv_pw1d3d.go ([M, C] by [N, C, P]), whose epilogue is fused into
-//     the product's cache block as the 2-D 1×1 product's (mmk);
+//     conv_nhwc.go's product), except where its epilogue is fused: then
+//     (bf16 too) it is the NC… product of conv_pw1d3d.go ([M, C] by
+//     [N, C, P]), whose epilogue is fused into the product's cache block
+//     as the 2-D 1×1 product's (mmk);
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
@@ -147,7 +146,7 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
 	case fe.usePWProduct(op, rt, xt, wt):
-		// A pointwise one past pwBlockMaxFilter with its epilogue fused:
+		// A pointwise one with its epilogue fused:
 		// the product's cache block (conv_pw1d3d.go).
 		fe.convPWProduct(op, rt, xt, wt, elem)
 	case fe.epiConv[op.Result.ID] && g.G == 1 && g.mp == g.Mg:
@@ -702,11 +701,8 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
-// kernel 1) whose filter has at most pwBlockMaxFilter elements takes c1d
-// or c3d with the rank-7 block instead of its matrix product
-// (convGeneral): the same sums, c ascending from zero. A larger one takes
-// "mmk1d<k>" or "mmk3d<k>" (pwProductForm, conv_pw1d3d.go): the NC…
-// product's cache block.
+// kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
+// conv_pw1d3d.go): the NC… product's cache block.
 // Not taken: the per-group form (several generics, one slice of the
 // accumulator each), a block channel count of 16k + 1 (the padding
 // channel), a channel multiplier that conv_dwmult.go's row form takes,
@@ -750,13 +746,8 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		// A 1-D or 3-D pointwise one: the NC… product with its cache
 		// block (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.
 		return pw, true
-	case G == 1 && unit && S != 2 && C*M > pwBlockMaxFilter(xt.Elem):
-		return "", false
 	case G == 1 && unit && S == 2:
-		// conv_nhwc.go's 1×1 product (epilogueForm). Within
-		// pwBlockMaxFilter a 1-D or 3-D one takes the rank-7 block
-		// (convGeneral), whose sums are the product's (c ascending from
-		// zero, bias last).
+		// conv_nhwc.go's 1×1 product (epilogueForm).
 		return "", false
 	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
@@ -771,23 +762,6 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "c1d", true
 	}
 	return "c3d", true
-}
-
-// pwBlockMaxFilter bounds the filter (C·M elements) of a 1-D or 3-D
-// pointwise convolution that takes the rank-7 block with its epilogue
-// fused rather than its matrix product (past it, the NC… product with
-// the epilogue in its cache block, conv_pw1d3d.go): 256 KB
-// of a 4-byte element (half the elements for f64), a filter the block
-// rereads from L2 for every 8 output columns. Measured (f32, with bias
-// or BatchNormalization and Relu, docs/performance.md): the block 1.1–2.7×
-// faster from 16 × 32 to 256 × 256 filters in 1-D and 3-D, 9% at
-// 512 × 512 in 3-D (392 positions) but 35–60% slower in 1-D (200
-// columns).
-func pwBlockMaxFilter(e niro.ScalarType) int64 {
-	if e == niro.F64 {
-		return 128 * 256
-	}
-	return 256 * 256
 }
 
 // convGeneralEpilogueFused writes op's result from the accumulator sum

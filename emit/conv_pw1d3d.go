@@ -7,7 +7,7 @@ import (
 )
 
 // The 1-D and 3-D pointwise convolutions (one group, kernel 1 on every
-// axis; f64 past pwBlockMaxFilter) whose epilogue is fused: the NCHW 1×1
+// axis) whose epilogue is fused: the NCHW 1×1
 // product of conv_nhwc.go with its cache block (forms mmk/mmkl), one
 // spatial axis fewer or more. W viewed as [M, C] times X viewed as
 // [N, C, P], P the output positions (OW, or OD·OH·OW), read in place for
@@ -32,27 +32,24 @@ import (
 
 // pwProductForm returns the form of a 1-D or 3-D pointwise convolution
 // whose epilogue is fused into the product's cache block ("mmk1d<k>",
-// "mmk3d<k>"), or false: one group, kernel 1, NC… values; f64 past
-// pwBlockMaxFilter elements only (within it the rank-7 block, c1d16 and
-// c3d16). The fused product measured faster than the rank-7 block with
-// its epilogue fused at every f32 size tried (docs/performance.md):
-// 1.1× at 128 → 256 over 1000 columns, 1.6× at 256 → 256 over 200, 2×
-// at 24 → 40 over 37, 3.5× at 64 → 150 over 20, 7× at 16 → 21 over
-// 3 × 5 × 11; f64 is not measured (ONNX Runtime has no f64 Conv to
-// compare, and the rank-7 block's bound stays).
+// "mmk3d<k>"), or false: one group, kernel 1, NC… values. The fused
+// product measured faster than the rank-7 block (kernel 1) with its
+// epilogue fused, which took them within 256 × 256 filter elements
+// (128 × 256 f64) before, at every size tried (docs/performance.md):
+// f32 1.2–1.5× at 128 → 256 over 1000 columns and 3-D 128 → 256 over
+// 8 × 14 × 14, 1.6× at 256 → 256 over 200, 2× at 24 → 40 over 37, 3.5×
+// at 64 → 150 over 20, 7× at 16 → 21 over 3 × 5 × 11; f64 1.3–1.7×
+// (128 → 128 over 1000, 24 → 40 over 37, 64 → 150 over 200).
 func (fe *funcEmitter) pwProductForm(op *niro.Conv, rt, xt, wt niro.TensorType) (string, bool) {
 	S := xt.Rank() - 2
 	if (S != 1 && S != 3) || op.Groups != 1 || fe.channelsLast(op.Result) || fe.channelsLast(op.X) {
 		return "", false
 	}
-	C, M := xt.Dims[1], wt.Dims[0]
+	M := wt.Dims[0]
 	for _, k := range wt.Dims[2:] {
 		if k != 1 {
 			return "", false
 		}
-	}
-	if xt.Elem == niro.F64 && C*M <= pwBlockMaxFilter(xt.Elem) {
-		return "", false
 	}
 	cols := int64(mmkTileCols)
 	if rt.Elem == niro.F64 {

@@ -15,7 +15,7 @@
 # dwmult2_bn_relu6 with a channel multiplier, BatchNormalization and Clip),
 # CASES=depthwise MobileNetV2's depthwise 3×3 convolutions at strides 1 and 2, alone and with
 # BatchNormalization and Clip or HardSwish (depthwise.go), CASES=onech the one-output-channel heads (bias and
-# Sigmoid) and 16k + 1 channels (epilogue.go), CASES=pw1d3d the 1-D and 3-D pointwise ones past pwBlockMaxFilter
+# Sigmoid) and 16k + 1 channels (epilogue.go), CASES=pw1d3d larger 1-D and 3-D pointwise ones
 # with a bias or BatchNormalization and Relu (general_epilogue.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
