@@ -193,3 +193,50 @@ func pwCheckBits(t *testing.T, c genEpiCase, src string) {
 		}
 	}
 }
+
+// TestConvPointwise1DAfterReshape checks a 1-D pointwise convolution
+// whose X is a 2-D convolution's result (with Relu) reshaped to rank 3:
+// the one case where a channels-last value could reach a 1-D
+// convolution. The layout pass keeps that X NC… (emit/layout.go drops
+// the X of every convolution that is not 2-D, and the Reshape carries
+// that back), so the 1-D convolution's epilogue is fused as any
+// (niro.epi_mmk1d), and the results have the bits of host-O0 and a Go
+// loop.
+func TestConvPointwise1DAfterReshape(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 16, 6, 20}, w: []int64{32, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}
+	c2 := convCase{x: []int64{1, 32, 120}, w: []int64{40, 32, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}
+	src := `func @f(tensor<1x16x6x20xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>, tensor<40x32x1xf32>, tensor<40xf32>) -> (tensor<1x40x120xf32>) {
+^bb0(%0: tensor<1x16x6x20xf32>, %1: tensor<32x16x3x3xf32>, %2: tensor<32xf32>, %3: tensor<40x32x1xf32>, %4: tensor<40xf32>):
+  %5 = conv %0, %1, %2 {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x16x6x20xf32>, tensor<32x16x3x3xf32>, tensor<32xf32>) -> tensor<1x32x6x20xf32>
+  %6 = const 0x00000000 : tensor<f32>
+  %7 = max %5, %6 : (tensor<1x32x6x20xf32>, tensor<f32>) -> tensor<1x32x6x20xf32>
+  %8 = reshape %7 : (tensor<1x32x6x20xf32>) -> tensor<1x32x120xf32>
+  %9 = conv %8, %3, %4 {dilations = [1], group = 1, pads = [0, 0], strides = [1]} : (tensor<1x32x120xf32>, tensor<40x32x1xf32>, tensor<40xf32>) -> tensor<1x40x120xf32>
+  %10 = max %9, %6 : (tensor<1x40x120xf32>, tensor<f32>) -> tensor<1x40x120xf32>
+  return %10 : tensor<1x40x120xf32>
+}`
+	path := filepath.Join(t.TempDir(), "f.niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(em.MLIR, "niro.epi_mmk1d, niro.mmk_h0"); n != 1 {
+		t.Fatalf("%d niro.epi_mmk1d roots in the emitted text, want 1:\n%s", n, em.MLIR)
+	}
+	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(32, 0.5)
+	w2, b2 := seq(numel(c2.w), 0.6), seq(40, 0.25)
+	y := convRef(c1, x, w1, b1)
+	for i := range y {
+		y[i] = max(y[i], 0)
+	}
+	want := convRef(c2, y, w2, b2)
+	for i := range want {
+		want[i] = max(want[i], 0)
+	}
+	got := runNiroWithin(t, 4*time.Minute, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{32}, b1), tf32(c2.w, w2), tf32([]int64{40}, b2))
+	checkF32(t, got[0], want)
+}
