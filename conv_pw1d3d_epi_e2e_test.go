@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -239,4 +240,49 @@ func TestConvPointwise1DAfterReshape(t *testing.T) {
 	}
 	got := runNiroWithin(t, 4*time.Minute, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{32}, b1), tf32(c2.w, w2), tf32([]int64{40}, b2))
 	checkF32(t, got[0], want)
+}
+
+// TestConvPointwise1D3DNoBias checks the product's cache block without a
+// bias (f32): the product is the convolution's result and the region's
+// first op, Relu, the root (1-D, strided; 3-D), with the bits of host-O0
+// and a Go loop.
+func TestConvPointwise1D3DNoBias(t *testing.T) {
+	requireTools(t)
+	for _, c := range []convCase{
+		{x: []int64{1, 40, 61}, w: []int64{24, 40, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1},
+		{x: []int64{2, 20, 3, 4, 9}, w: []int64{36, 20, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1},
+	} {
+		t.Run(fmt.Sprintf("%dd", len(c.x)-2), func(t *testing.T) {
+			xt, wt, rt := dimsText(c.x, "f32"), dimsText(c.w, "f32"), dimsText(c.out(), "f32")
+			src := fmt.Sprintf(`func @f(%[1]s, %[2]s) -> (%[3]s) {
+^bb0(%%0: %[1]s, %%1: %[2]s):
+  %%2 = conv %%0, %%1 {dilations = %[4]s, group = 1, pads = %[5]s, strides = %[6]s} : (%[1]s, %[2]s) -> %[3]s
+  %%3 = const 0x00000000 : tensor<f32>
+  %%4 = max %%2, %%3 : (%[3]s, tensor<f32>) -> %[3]s
+  return %%4 : %[3]s
+}`, xt, wt, rt, intsText(c.dilations), intsText(c.pads), intsText(c.strides))
+			path := filepath.Join(t.TempDir(), "f.niro")
+			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(em.MLIR, fmt.Sprintf("niro.epi_mmk%dd, niro.mmk_h0", len(c.x)-2)) || !strings.Contains(em.MLIR, "niro.mm_e") {
+				t.Fatalf("no cache-block root in the emitted text:\n%s", em.MLIR)
+			}
+			ir := irThrough(t, 4*time.Minute, path, "linalg-fuse-elementwise-ops")
+			if n := epiTileLoops(t, ir, []string{"arith.maximumf"}); n == 0 {
+				t.Errorf("no tile loop holds the product's register blocks and then Relu:\n%s", ir)
+			}
+			x, w := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75)
+			want := convRef(c, x, w, nil)
+			for i := range want {
+				want[i] = max(want[i], 0)
+			}
+			got := runNiroWithin(t, 4*time.Minute, src, tf32(c.x, x), tf32(c.w, w))
+			checkF32(t, got[0], want)
+		})
+	}
 }
