@@ -44,14 +44,6 @@ var genEpiCases = []genEpiCase{
 	// 3-D: M = 20 (a channel remainder of 4 after 16), OW = 19 and 5.
 	{name: "c3d_bn_relu", conv: convCase{x: []int64{1, 4, 5, 7, 19}, w: []int64{20, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d32"},
 	{name: "c3d_residual_f64", conv: convCase{x: []int64{2, 3, 6, 9, 11}, w: []int64{10, 3, 2, 3, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 0, 2, 1}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "c3d16"},
-	// Pointwise (kernel 1 on every axis, one group): the rank-7 block for
-	// a filter of at most pwBlockMaxFilter elements; a stride and padding
-	// in 1-D, two images of 64 × 150 (M = 150: a channel remainder of 22;
-	// OW = 37: a column remainder of 5), M = 21 in 3-D.
-	{name: "c1d_pointwise_strided_residual", conv: convCase{x: []int64{1, 8, 30}, w: []int64{18, 8, 1}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 2}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "c1d32"},
-	{name: "c1d_pointwise_hardswish_f64", conv: convCase{x: []int64{1, 6, 19}, w: []int64{20, 6, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f64", body: "hardswish", form: "c1d16"},
-	{name: "c1d_pointwise_wide_bn_relu", conv: convCase{x: []int64{2, 64, 37}, w: []int64{150, 64, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c1d32"},
-	{name: "c3d_pointwise_bn_relu", conv: convCase{x: []int64{1, 16, 3, 5, 11}, w: []int64{21, 16, 1, 1, 1}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 0, 0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d32"},
 	{name: "c3d_grouped_hardswish", conv: convCase{x: []int64{1, 6, 4, 5, 6}, w: []int64{9, 2, 3, 1, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 3, bias: true}, elem: "f32", body: "hardswish", form: "c3d32"},
 }
 

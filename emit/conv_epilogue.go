@@ -41,7 +41,9 @@ import (
 //     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or
 //     of f64 or f16, takes its cache block instead: the root is tagged
 //     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)
-//     and niro.mmk_h<H> (H whole output rows per block, mmkRows); the
+//     and niro.mmk_h<H> (H whole output rows per block, mmkRows), and a
+//     1-D or 3-D pointwise one (one group) niro.epi_mmk1d or
+//     niro.epi_mmk3d (conv_pw1d3d.go, pwProductForm); the
 //     region's other generics (the convolution's
 //     own bias generic among them) niro.conv_epi, and the convolution's
 //     generic gets the tag niro.conv2d_e (niro.conv2d_rows_e,

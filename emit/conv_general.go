@@ -45,9 +45,10 @@ import (
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
-//     conv_nhwc.go's product), except where its epilogue is fused (a
-//     filter of at most pwBlockMaxFilter elements, generalEpilogueForm):
-//     then it is the rank-7 block above, with kernel 1;
+//     conv_nhwc.go's product), except where its epilogue is fused: then
+//     (bf16 too) it is the NC… product of conv_pw1d3d.go ([M, C] by
+//     [N, C, P]), whose epilogue is fused into the product's cache block
+//     as the 2-D 1×1 product's (mmk);
 //   - a final generic reads the accumulator back in NC… order, adds the
 //     bias and rounds f16/bf16 once. Where the epilogue is fused into the
 //     block (generalEpilogueForm: the one-group and per-output-channel
@@ -144,6 +145,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
+	case fe.usePWProduct(op, rt, xt, wt):
+		// A pointwise one with its epilogue fused:
+		// the product's cache block (conv_pw1d3d.go).
+		fe.convPWProduct(op, rt, xt, wt, elem)
 	case fe.epiConv[op.Result.ID] && g.G == 1 && g.mp == g.Mg:
 		// The epilogue in the block (generalEpilogueForm): the rank-7
 		// block, the pointwise product's included.
@@ -156,7 +161,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		// stride of 2, TestE2EConvBF16Pointwise/1 — and runs ten times
 		// slower with the widening as integers (emit/bf16.go), so the
 		// rank-7 block serves. The 2-D bf16 1×1 product of conv_nhwc.go
-		// selects with its epilogue in the block.)
+		// selects with its epilogue in the block, and so does the 1-D and
+		// 3-D one of conv_pw1d3d.go, which takes a bf16 pointwise one with
+		// its epilogue fused (that shape among them: its gathered X and W
+		// are widened to f32 first).)
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
@@ -693,13 +701,17 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
-// kernel 1) whose filter has at most pwBlockMaxFilter elements takes c1d
-// or c3d with the rank-7 block instead of its matrix product
-// (convGeneral): the same sums, c ascending from zero.
+// kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
+// conv_pw1d3d.go): the NC… product's cache block.
 // Not taken: the per-group form (several generics, one slice of the
-// accumulator each), a larger pointwise product, a block channel count
-// of 16k + 1 (the padding channel), a channel multiplier that
-// conv_dwmult.go's row form takes, and channels-last 1-D or 3-D values.
+// accumulator each), a block channel count of 16k + 1 (the padding
+// channel), a channel multiplier that conv_dwmult.go's row form takes,
+// and channels-last 1-D or 3-D values. These do not occur: planLayout
+// (layout.go) makes a value channels-last only where a 2-D convolution
+// or pool defines it or an op carries a channels-last operand's layout,
+// and drops the X of every convolution that is not 2-D, so a 1-D or 3-D
+// convolution's X and result are always NC… (a 2-D result reshaped to
+// rank 3 is carried channels-last only into ops that take it so).
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
@@ -721,16 +733,21 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	for _, k := range wt.Dims[2:] {
 		unit = unit && k == 1
 	}
+	pw, pwOK := "", false
+	if G == 1 && unit && S != 2 {
+		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
+	}
 	switch {
 	case M < 2 || M%16 == 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false
-	case G == 1 && unit && (S == 2 || C*M > pwBlockMaxFilter(xt.Elem)):
-		// The pointwise product past pwBlockMaxFilter: its contraction,
-		// cache blocked, keeps the separate epilogue. Within it a 1-D or
-		// 3-D one takes the rank-7 block (convGeneral), whose sums are the
-		// product's (c ascending from zero, bias last).
+	case pwOK:
+		// A 1-D or 3-D pointwise one: the NC… product with its cache
+		// block (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.
+		return pw, true
+	case G == 1 && unit && S == 2:
+		// conv_nhwc.go's 1×1 product (epilogueForm).
 		return "", false
 	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
@@ -745,22 +762,6 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "c1d", true
 	}
 	return "c3d", true
-}
-
-// pwBlockMaxFilter bounds the filter (C·M elements) of a 1-D or 3-D
-// pointwise convolution that takes the rank-7 block with its epilogue
-// fused rather than its matrix product and a separate epilogue: 256 KB
-// of a 4-byte element (half the elements for f64), a filter the block
-// rereads from L2 for every 8 output columns. Measured (f32, with bias
-// or BatchNormalization and Relu, docs/performance.md): the block 1.1–2.7×
-// faster from 16 × 32 to 256 × 256 filters in 1-D and 3-D, 9% at
-// 512 × 512 in 3-D (392 positions) but 35–60% slower in 1-D (200
-// columns).
-func pwBlockMaxFilter(e niro.ScalarType) int64 {
-	if e == niro.F64 {
-		return 128 * 256
-	}
-	return 256 * 256
 }
 
 // convGeneralEpilogueFused writes op's result from the accumulator sum

@@ -51,7 +51,10 @@
 // read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
 // or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
 // channels-last form's; a small 1-D or 3-D pointwise one is emitted as
-// the rank-7 block (kernel 1) and takes the same sequences. The per-group
+// the rank-7 block (kernel 1) and takes the same sequences, a larger one
+// as the NC… product (emit/conv_pw1d3d.go, roots niro.epi_mmk1d and
+// niro.epi_mmk3d) and takes the cache block (@conv_epi_mmk_pw_tiles,
+// @conv_epi_mmk1d_inner, @conv_epi_mmk3d_inner). The per-group
 // blocks (one generic per group into slices of one accumulator) keep
 // their epilogue as a pass of its own.
 //
@@ -529,6 +532,103 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // The cache block of a 1-D or 3-D pointwise convolution's NC… product
+  // (emit/conv_pw1d3d.go; roots niro.epi_mmk1d, loops n, m, ow, and
+  // niro.epi_mmk3d, loops n, m, od, oh, ow, the product [N, M, P] read
+  // directly or through its expand_shape): 256 output channels × whole
+  // rows, as @conv_epi_mmk0 and @conv_epi_mmk_rows. 1-D, niro.mmk_h<k>:
+  // the whole row (k = 0) or k·128 columns; 3-D: the whole volume (k = 0),
+  // one depth slice (k = 8) or k rows of one (k = 1, 2, 4).
+  transform.named_sequence @conv_epi_mmk1d0(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lm = transform.structured.tile_using_for %root tile_sizes [1, 256, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_mmk_pw_mark failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk1d_cols(%root: !transform.any_op {transform.consumed}, %w: !transform.param<i64> {transform.readonly}) {
+    %t, %ln, %lm, %low = transform.structured.tile_using_for %root tile_sizes [1, 256, %w]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_mmk_pw_mark failures(propagate) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk3d0(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lm = transform.structured.tile_using_for %root tile_sizes [1, 256, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_mmk_pw_mark failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk3d8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lm, %lod = transform.structured.tile_using_for %root tile_sizes [1, 256, 1, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lod) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_mmk_pw_mark failures(propagate) (%lod) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk3d_rows(%root: !transform.any_op {transform.consumed}, %h: !transform.param<i64> {transform.readonly}) {
+    %t, %ln, %lm, %lod, %loh = transform.structured.tile_using_for %root tile_sizes [1, 256, 1, %h, 0]
+      : (!transform.any_op, !transform.param<i64>) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_mmk_pw_mark failures(propagate) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk_pw_tiles(%root: !transform.any_op {transform.readonly}) {
+    %w128 = transform.param.constant 128 : i64 -> !transform.param<i64>
+    %w256 = transform.param.constant 256 : i64 -> !transform.param<i64>
+    %h1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+    %h2 = transform.param.constant 2 : i64 -> !transform.param<i64>
+    %h4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+    %a0 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk1d, niro.mmk_h0} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a0 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk1d0 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %a1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk1d, niro.mmk_h1} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a1 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk1d_cols failures(propagate) (%b, %w128) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %a2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk1d, niro.mmk_h2} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %a2 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk1d_cols failures(propagate) (%b, %w256) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %d0 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d, niro.mmk_h0} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %d0 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk3d0 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %d8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d, niro.mmk_h8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %d8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk3d8 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %d1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d, niro.mmk_h1} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %d1 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk3d_rows failures(propagate) (%b, %h1) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %d2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d, niro.mmk_h2} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %d2 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk3d_rows failures(propagate) (%b, %h2) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    %d4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d, niro.mmk_h4} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %d4 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk3d_rows failures(propagate) (%b, %h4) : (!transform.any_op, !transform.param<i64>) -> ()
+    }
+    transform.yield
+  }
   transform.named_sequence @conv_epi_mmk_tiles(%root: !transform.any_op {transform.readonly}) {
     %a0 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk, niro.mmk_h0} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %a0 : !transform.any_op {
@@ -635,6 +735,74 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // The 1-D and 3-D cache blocks (@conv_epi_mmk_pw_tiles): the region's
+  // element-wise generics in the block's tile loop (rank 3 or 5, all
+  // parallel; not the product, rank 4, nor its fill, a passthrough) are
+  // marked niro.epi_k there (@conv_epi_mmk_pw_mark, before
+  // canonicalization folds one-iteration loops); after it the root tile is
+  // tiled into vectors of 4 channels × 16 columns (loops m, ow; m, od, oh,
+  // ow) and the marked generics fused into that loop.
+  transform.named_sequence @conv_match_passthrough(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      transform.match.structured.body %s {passthrough} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_keep(%op: !transform.any_op {transform.readonly}) {
+    transform.yield
+  }
+  transform.named_sequence @conv_match_epi_par3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_par5(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_epi_mmk_pw_mark(%l: !transform.op<"scf.for"> {transform.readonly}) {
+    %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %l : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.foreach_match restrict_root in %e
+        @conv_match_passthrough -> @conv_keep,
+        @conv_match_epi_par3 -> @conv_mark_epi_k,
+        @conv_match_epi_par5 -> @conv_mark_epi_k
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk1d_inner(%t: !transform.any_op {transform.consumed}) {
+    %v, %lm, %low = transform.structured.tile_using_for %t tile_sizes [0, 4, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_k_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_mmk3d_inner(%t: !transform.any_op {transform.consumed}) {
+    %v, %lm, %lod, %loh, %low = transform.structured.tile_using_for %t tile_sizes [0, 4, 1, 1, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_k_fuse failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_mmk_vec(%root: !transform.any_op {transform.readonly}) {
     %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %e
@@ -649,6 +817,16 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %rl : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_mmkl_inner failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %r1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk1d} in %root : (!transform.any_op) -> !transform.any_op
+    %r3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %r1 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk1d_inner failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    transform.foreach %r3 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_mmk3d_inner failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
@@ -947,6 +1125,7 @@ module attributes {transform.with_named_sequence} {
       transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
     }
     transform.include @conv_epi_mmk_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.include @conv_epi_mmk_pw_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %m32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -1090,6 +1269,16 @@ module attributes {transform.with_named_sequence} {
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
         @conv_match_epi_vec5 -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
+    // The vector tiles of the 1-D and 3-D cache blocks (@conv_epi_mmk1d_inner,
+    // @conv_epi_mmk3d_inner).
+    %pk = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_k} in %root : (!transform.any_op) -> !transform.any_op
+    %pk1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk1d} in %root : (!transform.any_op) -> !transform.any_op
+    %pk3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mmk3d} in %root : (!transform.any_op) -> !transform.any_op
+    %pall = transform.merge_handles %pk, %pk1, %pk3 : !transform.any_op
+    transform.foreach_match restrict_root in %pall
+        @conv_match_epi_vec_k3 -> @conv_mark_epi_vec,
+        @conv_match_epi_vec_k5 -> @conv_mark_epi_vec
+      : (!transform.any_op) -> !transform.any_op
     %v = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_vec} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %v : !transform.any_op {
     ^bb0(%g: !transform.any_op):
@@ -1221,6 +1410,54 @@ module attributes {transform.with_named_sequence} {
   }
   // The tiles of a 1-D root (n, m, ow: 1 × 32 × 8) and a 3-D one (n, m,
   // od, oh, ow: 1 × 32 × 1 × 1 × 8), emit/conv_general.go.
+  transform.named_sequence @conv_match_epi_vec_k3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c3 = transform.param.constant 3 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c3 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c4 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec_k5(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      %c16 = transform.param.constant 16 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c4 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
   transform.named_sequence @conv_match_epi_vec3(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
     transform.match.structured %op : !transform.any_op {

@@ -28,7 +28,9 @@ import (
 // (ShuffleNet's 1×240×28×28 → 240, 3 groups, 1×1), with
 // BatchNormalization; dwmult2_bn_relu6.onnx: the depthwise 3×3 with a
 // channel multiplier of 2, 1×32×56×56 → 64, with BatchNormalization and
-// Relu6 (Clip to [0, 6]).
+// Relu6 (Clip to [0, 6]); the larger pointwise
+// conv1d_pw512x200_bias_relu.onnx, conv1d_pw384x1000_bn_relu.onnx and
+// conv3d_pw256x8x14_bn_relu.onnx (CASES=pw1d3d in scripts/bench-conv.sh).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -96,4 +98,10 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("grouped3x3g8_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 16, 3, 3}, 8, 1, true)
 	model("shuffle1x1g3_bn_relu", []int64{1, 240, 28, 28}, []int64{240, 80, 1, 1}, 3, 0, true)
 	model("dwmult2_bn_relu6", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, true)
+	// Larger pointwise ones (the NC… product's cache block,
+	// emit/conv_pw1d3d.go): 1×512×200 → 1024 with its bias and Relu,
+	// 1×384×1000 → 384 and 1×256×8×14×14 → 512 with BatchNormalization.
+	model("conv1d_pw512x200_bias_relu", []int64{1, 512, 200}, []int64{1024, 512, 1}, 1, 0, false)
+	model("conv1d_pw384x1000_bn_relu", []int64{1, 384, 1000}, []int64{384, 384, 1}, 1, 0, true)
+	model("conv3d_pw256x8x14_bn_relu", []int64{1, 256, 8, 14, 14}, []int64{512, 256, 1, 1, 1}, 1, 0, true)
 }
