@@ -95,7 +95,7 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 // (C = G = 1) the fused tile is left unvectorized (d1 floordiv M over a
 // one-channel X) or, with the channel read as 0, does not finish in MLIR
 // 22; it keeps the view [N, M, OH, OW] and its separate epilogue.
-func dwMultByM(c int64, nhwcResult bool) bool { return c > 1 && !nhwcResult }
+func dwMultByM(c int64, nhwcResult bool) bool { return !nhwcResult }
 
 // useDWRows reports whether a depthwise 2-D convolution without a channel
 // multiplier (groups = C = M, filter M × 1 × …) takes the row form as a
@@ -174,9 +174,13 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	switch {
 	case plain:
 		xExprs = append(xExprs, d(1)) // X [.., N, C, rows, columns]
-	case byM:
+	case byM && C > 1:
 		xExprs = append(xExprs, fmt.Sprintf("d1 floordiv %d", k))
 	}
+	// One input channel (C = 1, k = M): X is read as [.., N, rows,
+	// columns], without its channel axis (a constant channel index 0, or
+	// d1 floordiv M, is not vectorized by MLIR 22, see dwMultByM).
+	one := byM && !plain && C == 1
 	if rowG {
 		rows = OH
 		hAxis.terms = []convTerm{{at + 2, sh}, {khIdx, dh}}
@@ -201,12 +205,15 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	var xpDims []int64
 	inPlace := at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x)
 	switch {
-	case inPlace && byM:
+	case inPlace && byM && !one:
 		xp, xpDims = xname, xt.Dims
 	case inPlace:
 		xp, xpDims = fe.collapse(xname, xt.Dims, elem, 2, 1, 1)
 	case byM && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
 		xp, xpDims = fe.padRows(xname, xt, elem, []int64{N, C, Hp, Wp}, pt, pl), []int64{N, C, Hp, Wp}
+		if one {
+			xp, xpDims = fe.collapse(xp, xpDims, elem, 2, 1, 1)
+		}
 	default:
 		g := fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 			{terms: []convTerm{{at, 1}}, size: N},
@@ -214,7 +221,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			hAxis, wAxis,
 		}))
 		xp, xpDims = g, dims
-		if !byM {
+		if !byM || one {
 			xp, xpDims = fe.collapse(g, dims, elem, sizes...)
 		}
 	}

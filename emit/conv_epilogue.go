@@ -250,14 +250,20 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// product's block (mm, mmk) and the row form's have their vectors along
 	// the output row.
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
-	if paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO {
+	// The depthwise row form with a channel multiplier (conv_dwmult.go,
+	// which conv lowers first), a single input channel (groups 1, C = 1)
+	// among them: fused with an NCHW result (dwMultByM, loops over the
+	// N×M×OH×OW result, one output channel per tile, so 16k + 1 channels
+	// are no block remainder), its view [N·C, k, OH, OW] otherwise.
+	dwMult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3])
+	mult := dwMult && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+	if dwMult && !mult || !mult && (paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
 		return "", false
 	}
-	if op.Groups != 1 {
+	if op.Groups != 1 || mult {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		// The depthwise row form (conv_dwmult.go), NCHW, with a channel
 		// multiplier or without.
-		mult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
 		if !mult && (op.Groups != xt.Dims[1] || M != op.Groups) {
 			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
 		}
