@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
 )
 
 // dwMiscEpiCase is an epiCase with the schedule's root tag it must emit
