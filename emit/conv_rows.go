@@ -46,7 +46,7 @@ const convRowsMinWidth = 16
 // deadline), 2.3× faster than conv_general.go's padded block of 2
 // (paddedChannelConv).
 func useConvRows(ow, m, c, kh, kw int64) bool {
-	return ow >= convRowsMinWidth && ow%8 == 0 && (m == 1 || m >= 2 && m%16 != 1) && c >= 2 && kh >= 2 && kw >= 2
+	return (ow >= convRowsMinWidth && ow%8 == 0 || m == 1 && ow >= 2 && ow%8 != 1) && (m == 1 || m >= 2 && m%16 != 1) && c >= 2 && kh >= 2 && kw >= 2
 }
 
 // conv2dRows lowers op in the row form; see above.
