@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/binary"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -154,5 +157,106 @@ func TestConvDWMiscEpilogueFused(t *testing.T) {
 			}
 			checkEpiBits(t, c.epiCase)
 		})
+	}
+}
+
+// dwMiscF64Cases are f64 cases of the same forms (the 64-bit blocks:
+// 8 × 16 and 8 × 8 depthwise rows, 16 × 8 rows): one input channel, a
+// multiplier of 3, one output channel at widths of no multiple of 8
+// (OW = 12: a remainder of 4 columns; 6; 13 at stride 2).
+var dwMiscF64Cases = []struct {
+	c          convCase
+	root, conv string
+}{
+	{convCase{x: []int64{1, 1, 9, 28}, w: []int64{16, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, `niro\.epi_dwrowsh?16`, "niro.dwconv2d_e"},
+	{convCase{x: []int64{2, 1, 8, 21}, w: []int64{5, 1, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 2}, pads: []int64{1, 2, 0, 2}, groups: 1, bias: true}, `niro\.epi_dwrowsh?16`, "niro.dwconv2d_e"},
+	{convCase{x: []int64{1, 3, 8, 19}, w: []int64{9, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, `niro\.epi_dwrowsh?16`, "niro.dwconv2d_e"},
+	{convCase{x: []int64{1, 8, 6, 12}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, `niro\.epi_rows16`, "niro.conv2d_rows_e"},
+	{convCase{x: []int64{2, 4, 5, 6}, w: []int64{1, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, `niro\.epi_rows16`, "niro.conv2d_rows_e"},
+	{convCase{x: []int64{1, 5, 9, 26}, w: []int64{1, 5, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, `niro\.epi_rows16`, "niro.conv2d_rows_e"},
+}
+
+// TestConvDWMiscEpilogueF64 checks dwMiscF64Cases with their bias and
+// Relu6: the 64-bit root tag, Relu6 on vectors in the tile loop and in no
+// generic outside it, and the bits of host-O0 and of the Go loop.
+func TestConvDWMiscEpilogueF64(t *testing.T) {
+	requireTools(t)
+	for _, k := range dwMiscF64Cases {
+		c, o := k.c, k.c.out()
+		t.Run(fmt.Sprint(c.x, c.w, o), func(t *testing.T) {
+			res := dimsText(o, "f64")
+			xt, wt := dimsText(c.x, "f64"), dimsText(c.w, "f64")
+			src := fmt.Sprintf(`func @epi(%s, %s, tensor<%dxf64>) -> (%s) {
+^bb0(%%0: %s, %%1: %s, %%2: tensor<%dxf64>):
+  %%3 = conv %%0, %%1, %%2 {dilations = %s, group = %d, pads = %s, strides = %s} : (%s, %s, tensor<%dxf64>) -> %s
+  %%4 = const 0x0000000000000000 : tensor<f64>
+  %%5 = max %%3, %%4 : (%s, tensor<f64>) -> %s
+  %%6 = const 0x0000000000001840 : tensor<f64>
+  %%7 = min %%5, %%6 : (%s, tensor<f64>) -> %s
+  return %%7 : %s
+}`, xt, wt, o[1], res, xt, wt, o[1],
+				intsText(c.dilations), c.groups, intsText(c.pads), intsText(c.strides), xt, wt, o[1], res,
+				res, res, res, res, res)
+			path := writeNiroFile(t, "epi", src)
+			out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkRootTag(t, out.MLIR, k.root, k.conv)
+			checkEpiInTileLoop(t, path, []string{"arith.maximumf", "arith.minimumf"})
+			if t.Failed() {
+				return
+			}
+			x32, w32, b32 := seq(numel(c.x), 1.5), seq(numel(c.w), 0.75), seq(int(o[1]), 0.5)
+			wide := func(v []float32, k float64) []float64 {
+				r := make([]float64, len(v))
+				for i, f := range v {
+					r[i] = float64(f) * k
+				}
+				return r
+			}
+			x, w, b := wide(x32, 1.1), wide(w32, 0.9), wide(b32, 1.3)
+			want := convRef(c, x, w, b)
+			for i, v := range want {
+				want[i] = min(max(v, 0), 6)
+			}
+			got := runNiroWithin(t, 3*time.Minute, src, tf64(c.x, x), tf64(c.w, w), tf64(o[1:2], b))[0].Data
+			if len(got) != 8*len(want) {
+				t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+			}
+			for i, v := range want {
+				if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
+					t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
+				}
+			}
+		})
+	}
+}
+
+// dwMiscExactCases are the same forms without an epilogue to fuse (no
+// bias, or the bias alone): one input channel (NCHW, the depthwise row
+// form over the result), one output channel in the row form at odd
+// widths, strides and dilations.
+var dwMiscExactCases = []convCase{
+	{x: []int64{1, 1, 9, 28}, w: []int64{16, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+	{x: []int64{2, 1, 8, 21}, w: []int64{5, 1, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 2}, pads: []int64{1, 2, 0, 2}, groups: 1, bias: true},
+	{x: []int64{1, 1, 6, 10}, w: []int64{3, 1, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+	{x: []int64{1, 8, 6, 28}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+	{x: []int64{1, 6, 11, 20}, w: []int64{1, 6, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+	{x: []int64{2, 3, 9, 21}, w: []int64{1, 3, 3, 2}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{2, 1, 0, 0}, groups: 1},
+	{x: []int64{1, 4, 4, 5}, w: []int64{1, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+}
+
+// TestE2EConvDWMiscExact checks dwMiscExactCases bit for bit on f32, f64,
+// f16 and bf16 (the 16-bit ones accumulated in f32, rounded once): host
+// against host-O0 and both against the Go loop nest.
+func TestE2EConvDWMiscExact(t *testing.T) {
+	requireTools(t)
+	for i, c := range dwMiscExactCases {
+		for _, e := range []string{"f32", "f64", "f16", "bf16"} {
+			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
+				checkConvExact(t, c, e)
+			})
+		}
 	}
 }
