@@ -260,3 +260,148 @@ func TestE2EConvDWMiscExact(t *testing.T) {
 		}
 	}
 }
+
+// dwMiscChainCase is a convolution c1 with its bias and Relu, then a
+// second convolution c2 of that result, with its bias when c2.bias (and
+// Relu then too): emit/layout.go keeps the value between them
+// channels-last or NCHW, as the pair asks.
+type dwMiscChainCase struct {
+	name   string
+	c1, c2 convCase
+	// root and conv are the tags the first convolution's epilogue root
+	// and generic must carry (regular expressions over the emitted MLIR).
+	root, conv string
+}
+
+func (k dwMiscChainCase) program(e string) string {
+	o1, o2 := k.c1.out(), k.c2.out()
+	x, w1, b1, w2, b2 := dimsText(k.c1.x, e), dimsText(k.c1.w, e), dimsText(k.c1.w[:1], e), dimsText(k.c2.w, e), dimsText(k.c2.w[:1], e)
+	r1, r2 := dimsText(o1, e), dimsText(o2, e)
+	zero := "0x00000000"
+	if e == "f64" {
+		zero = "0x0000000000000000"
+	}
+	attrs := func(c convCase) string {
+		return fmt.Sprintf("{dilations = %s, group = %d, pads = %s, strides = %s}", intsText(c.dilations), c.groups, intsText(c.pads), intsText(c.strides))
+	}
+	second := fmt.Sprintf("  %%7 = conv %%6, %%3 %s : (%s, %s) -> %s\n  return %%7 : %s\n", attrs(k.c2), r1, w2, r2, r2)
+	if k.c2.bias {
+		second = fmt.Sprintf("  %%7 = conv %%6, %%3, %%8 %s : (%s, %s, %s) -> %s\n  %%9 = max %%7, %%5 : (%s, tensor<%s>) -> %s\n  return %%9 : %s\n",
+			attrs(k.c2), r1, w2, b2, r2, r2, e, r2, r2)
+	}
+	return fmt.Sprintf(`func @net(%s, %s, %s, %s, %s) -> (%s) {
+^bb0(%%0: %s, %%1: %s, %%2: %s, %%3: %s, %%8: %s):
+  %%4 = conv %%0, %%1, %%2 %s : (%s, %s, %s) -> %s
+  %%5 = const %s : tensor<%s>
+  %%6 = max %%4, %%5 : (%s, tensor<%s>) -> %s
+%s}`, x, w1, b1, w2, b2, r2, x, w1, b1, w2, b2, attrs(k.c1), x, w1, b1, r1, zero, e, r1, e, r1, second)
+}
+
+// dwMiscChainCases: a channel multiplier (k = 2, 3) or a single input
+// channel whose result a 1×1 convolution reads (channels-last: the
+// per-output-channel depthwise block of conv_general.go, or the
+// channels-last block of conv_nhwc.go for C = 1), and a one-channel head
+// after a 1×1 convolution (its X kept NCHW for the row form).
+var dwMiscChainCases = []dwMiscChainCase{
+	{name: "dwmult2_nhwc",
+		c1:   convCase{x: []int64{1, 6, 9, 22}, w: []int64{12, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 6, bias: true},
+		c2:   convCase{x: []int64{1, 12, 9, 22}, w: []int64{8, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
+		root: `niro\.epi_nhwc(32|16)`, conv: `niro\.dwconv2d_e`},
+	{name: "dwmult3_strided_nhwc",
+		c1:   convCase{x: []int64{2, 4, 11, 19}, w: []int64{12, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 0, 1, 2}, groups: 4, bias: true},
+		c2:   convCase{x: []int64{2, 12, 6, 10}, w: []int64{12, 12, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
+		root: `niro\.epi_nhwc(32|16)`, conv: `niro\.dwconv2d_e`},
+	{name: "c1_nhwc",
+		c1:   convCase{x: []int64{1, 1, 10, 13}, w: []int64{16, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		c2:   convCase{x: []int64{1, 16, 10, 13}, w: []int64{8, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
+		root: `niro\.epi_nhwc(32|16)`, conv: `niro\.conv2d_e`},
+	{name: "head_m1_after_1x1",
+		c1:   convCase{x: []int64{1, 8, 7, 28}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+		c2:   convCase{x: []int64{1, 16, 7, 28}, w: []int64{1, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
+		root: `niro\.epi_rows(32|16)`, conv: `niro\.conv2d_rows_e`},
+}
+
+// TestConvDWMiscEpilogueChain checks dwMiscChainCases (f32 and f64): the
+// tags, Relu (arith.maximumf) on vectors in a tile loop of the
+// convolutions and in no generic outside one, and the bits of host-O0 and
+// of the Go loop nests.
+func TestConvDWMiscEpilogueChain(t *testing.T) {
+	requireTools(t)
+	for _, k := range dwMiscChainCases {
+		for _, e := range []string{"f32", "f64"} {
+			t.Run(k.name+"_"+e, func(t *testing.T) {
+				src := k.program(e)
+				path := writeNiroFile(t, k.name, src)
+				out, err := emitModel(path, ShapeFlags{}, emit.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, re := range []string{k.root, k.conv} {
+					if !regexp.MustCompile(re).MatchString(out.MLIR) {
+						t.Errorf("no %s in\n%s", re, out.MLIR)
+					}
+				}
+				ir := irThrough(t, 3*time.Minute, path, "linalg-fuse-elementwise-ops")
+				inLoop := false
+				for _, s := range funcStatements(ir) {
+					head := strings.TrimSpace(s)
+					if strings.Contains(head, "= linalg.generic") && strings.Contains(s, "arith.maximumf") {
+						t.Errorf("a generic outside the tile loops computes Relu:\n%s", s)
+					}
+					if strings.Contains(head, "scf.for") && regexp.MustCompile(`arith\.maximumf .* : vector<`).MatchString(s) {
+						inLoop = true
+					}
+				}
+				if !inLoop {
+					t.Errorf("no tile loop computes Relu on vectors:\n%s", ir)
+				}
+				if t.Failed() {
+					return
+				}
+				x32, w32, b32 := seq(numel(k.c1.x), 1.5), seq(numel(k.c1.w), 0.75), seq(int(k.c1.w[0]), 0.5)
+				v32, d32 := seq(numel(k.c2.w), 0.6), seq(int(k.c2.w[0]), 0.4)
+				if e == "f32" {
+					mid := convRef(k.c1, x32, w32, b32)
+					for i, v := range mid {
+						mid[i] = max(v, 0)
+					}
+					want := convRef(k.c2, mid, v32, d32)
+					if k.c2.bias {
+						for i, v := range want {
+							want[i] = max(v, 0)
+						}
+					}
+					checkF32(t, runNiroWithin(t, 3*time.Minute, src, tf32(k.c1.x, x32), tf32(k.c1.w, w32), tf32(k.c1.w[:1], b32), tf32(k.c2.w, v32), tf32(k.c2.w[:1], d32))[0], want)
+					return
+				}
+				wide := func(v []float32, s float64) []float64 {
+					r := make([]float64, len(v))
+					for i, f := range v {
+						r[i] = float64(f) * s
+					}
+					return r
+				}
+				x, w, b, v, d := wide(x32, 1.1), wide(w32, 0.9), wide(b32, 1.3), wide(v32, 0.7), wide(d32, 1.2)
+				mid := convRef(k.c1, x, w, b)
+				for i, u := range mid {
+					mid[i] = max(u, 0)
+				}
+				want := convRef(k.c2, mid, v, d)
+				if k.c2.bias {
+					for i, u := range want {
+						want[i] = max(u, 0)
+					}
+				}
+				got := runNiroWithin(t, 3*time.Minute, src, tf64(k.c1.x, x), tf64(k.c1.w, w), tf64(k.c1.w[:1], b), tf64(k.c2.w, v), tf64(k.c2.w[:1], d))[0].Data
+				if len(got) != 8*len(want) {
+					t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+				}
+				for i, u := range want {
+					if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(u) {
+						t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), u)
+					}
+				}
+			})
+		}
+	}
+}

@@ -139,6 +139,9 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	// multiplier with a channels-last result, or a single input channel)
 	// the view [N·C, k, OH, OW].
 	byM := plain || dwMultByM(C, fe.channelsLast(op.Result))
+	if !byM && fe.epiConv[op.Result.ID] {
+		return false // conv_general.go's per-output-channel block (generalEpilogueForm)
+	}
 	sh, sw := op.Strides[0], op.Strides[1]
 	dh, dw := op.Dilations[0], op.Dilations[1]
 	pt, pl := op.Pads[0], op.Pads[1]

@@ -257,6 +257,12 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// are no block remainder), its view [N·C, k, OH, OW] otherwise.
 	dwMult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3])
 	mult := dwMult && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+	switch {
+	case dwMult && !mult && op.Groups > 1:
+		return fe.generalEpilogueForm(op)
+	case dwMult && !mult && !paddedChannelConv(M, C, KH, KW, rt.Dims[3]):
+		return "nhwc", true
+	}
 	if dwMult && !mult || !mult && (paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
 		return "", false
 	}

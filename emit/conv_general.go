@@ -732,7 +732,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		// 3-D one takes the rank-7 block (convGeneral), whose sums are the
 		// product's (c ascending from zero, bias last).
 		return "", false
-	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
+	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && dwMultByM(C, fe.channelsLast(op.Result))):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
 		return "", false
 	case S == 2 && fe.channelsLast(op.Result):

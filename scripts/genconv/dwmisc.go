@@ -23,7 +23,11 @@ import (
 // 3, 1×16×28×28 → 48; head3x3w28_m1_sigmoid.onnx: a one-channel head on a
 // 28-column output (no multiple of 8), 1×64×28×28 → 1, its bias and
 // Sigmoid; head3x3w14_m1_sigmoid.onnx: 1×128×14×14 → 1;
-// head3x3s2_m1_sigmoid.onnx: 1×64×56×56 → 1 at stride 2 (28 columns).
+// head3x3s2_m1_sigmoid.onnx: 1×64×56×56 → 1 at stride 2 (28 columns);
+// dwmult2cl_relu_pw.onnx and dwmult3cl_relu_pw.onnx: a multiplier of 2
+// (1×32×56×56 → 64) or 3 (1×16×28×28 → 48) with its bias and Relu, then
+// a 1×1 convolution of as many channels, so that the first result is
+// channels-last.
 func writeDWMisc(dir string, r *rand.Rand) {
 	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -61,6 +65,11 @@ func writeDWMisc(dir string, r *rand.Rand) {
 				node("Relu", []string{"n"}, "y"))
 		case "sigmoid":
 			nodes = append(nodes, node("Sigmoid", []string{"c"}, "y"))
+		case "relu_pw":
+			// Relu, then a 1×1 convolution of m channels: the first
+			// result is kept channels-last (emit/layout.go).
+			inits = append(inits, tensor("w2", []int64{m, m, 1, 1}, uni(-math.Sqrt(3/float64(m)), math.Sqrt(3/float64(m)))))
+			nodes = append(nodes, node("Relu", []string{"c"}, "r"), node("Conv", []string{"r", "w2"}, "y", ints("kernel_shape", 1, 1)))
 		}
 		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
 			Input:  []*onnxpb.ValueInfoProto{value("x", x)},
@@ -72,5 +81,7 @@ func writeDWMisc(dir string, r *rand.Rand) {
 	model("dwmult3w28_bn_relu", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "bn_relu")
 	model("head3x3w28_m1_sigmoid", []int64{1, 64, 28, 28}, []int64{1, 64, 3, 3}, 1, 1, "sigmoid")
 	model("head3x3w14_m1_sigmoid", []int64{1, 128, 14, 14}, []int64{1, 128, 3, 3}, 1, 1, "sigmoid")
+	model("dwmult2cl_relu_pw", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, "relu_pw")
+	model("dwmult3cl_relu_pw", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "relu_pw")
 	model("head3x3s2_m1_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 3, 3}, 1, 2, "sigmoid")
 }
