@@ -12,12 +12,18 @@ import (
 // k ≥ 2): output channel m = c·k + j reads input channel c alone. A
 // one-group convolution of a single input channel (C = G = 1, M ≥ 2, such
 // as a first layer on grayscale images) is the case C = 1 and takes it
-// too. With an NCHW result and C ≥ 2 (dwMultByM) it is the plain row form
+// too. With an NCHW result (dwMultByM) it is the plain row form
 // below with loops (n, m, oh, ow, kh, kw) over the N×M×OH×OW result, X's
-// channel m floordiv k and W [M, 1, KH, KW] read in place as [M, KH, KW],
+// channel m floordiv k (C = 1: X read as [N, Hp, Wp], without its channel
+// axis) and W [M, 1, KH, KW] read in place as [M, KH, KW],
 // so that its epilogue is fused the same way (forms dwrows and dwrowsh;
-// the root's 1 × 1 × 8 × 32 tile reads one channel of X). Otherwise (a
-// channels-last result, or C = 1) the
+// the root's 1 × 1 × 8 × 32 tile reads one channel of X). With a
+// channels-last result and an epilogue to fuse (conv_epilogue.go) conv
+// takes conv_general.go's per-output-channel depthwise block (k ≥ 2) or
+// conv_nhwc.go's channels-last block (C = 1) instead, which fuse it
+// (form nhwc; 1.1–1.4× faster than the view below and its separate
+// pass, docs/performance.md). Otherwise (a channels-last result without a
+// fused epilogue: 16k + 1 channels, or a block per group) the
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along
@@ -91,10 +97,11 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 // dwMultByM reports whether the multiplier's row form with c input
 // channels loops over the N×M×OH×OW result, reading X's channel m
 // floordiv k, and so fuses its epilogue (conv_epilogue.go, forms dwrows
-// and dwrowsh): an NCHW result and at least two input channels. With one
-// (C = G = 1) the fused tile is left unvectorized (d1 floordiv M over a
-// one-channel X) or, with the channel read as 0, does not finish in MLIR
-// 22; it keeps the view [N, M, OH, OW] and its separate epilogue.
+// and dwrowsh): an NCHW result. With one input channel (C = G = 1) X is
+// read as [N, Hp, Wp], without its channel axis: through d1 floordiv M
+// over a one-channel X the fused tile is left unvectorized, and with the
+// channel index a constant 0 the schedule does not finish in MLIR 22.
+// (Every channel count c takes it.)
 func dwMultByM(c int64, nhwcResult bool) bool { return !nhwcResult }
 
 // useDWRows reports whether a depthwise 2-D convolution without a channel
@@ -320,16 +327,8 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
 		return true
 	}
-	if fe.channelsLast(op.Result) {
-		fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
-		return true
-	}
-	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
-	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
-	sum = fe.convSumName(op, xt)
-	sumTyp := tensorTypeOf(rt.Dims, acc)
-	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
-	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
+	// (Not byM: a channels-last result.)
+	fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
 	return true
 }
 

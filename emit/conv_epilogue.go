@@ -231,9 +231,13 @@ func (fe *funcEmitter) planConvEpilogues() {
 // "mm", "mmnhwc", "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's
 // cache block of H rows with an NCHW or a channels-last root), or false:
 // the dispatch of conv, restricted to the one-group channels-last form,
-// the depthwise one, the row form, the depthwise row form (k = 1, NCHW)
-// and the 1×1 products (bf16 too: its epilogue widens as integers,
-// emit/bf16.go).
+// the depthwise one, the row form, the depthwise row form (k = 1, NCHW;
+// a channel multiplier or one input channel with an NCHW result) and the
+// 1×1 products (bf16 too: its epilogue widens as integers,
+// emit/bf16.go). A multiplier with a channels-last result is fused in
+// conv_general.go's per-output-channel block (generalEpilogueForm), one
+// input channel with a channels-last result in the channels-last block;
+// convDWMultRows leaves both to them.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)

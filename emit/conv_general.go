@@ -699,7 +699,9 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // Not taken: the per-group form (several generics, one slice of the
 // accumulator each), a larger pointwise product, a block channel count
 // of 16k + 1 (the padding channel), a channel multiplier that
-// conv_dwmult.go's row form takes, and channels-last 1-D or 3-D values.
+// conv_dwmult.go's row form takes (an NCHW result; with a channels-last
+// one it is the per-output-channel depthwise block here, nhwc), and
+// channels-last 1-D or 3-D values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
