@@ -27,7 +27,9 @@ import (
 // dwmult2cl_relu_pw.onnx and dwmult3cl_relu_pw.onnx: a multiplier of 2
 // (1×32×56×56 → 64) or 3 (1×16×28×28 → 48) with its bias and Relu, then
 // a 1×1 convolution of as many channels, so that the first result is
-// channels-last.
+// channels-last; pw_head3x3w28_m1.onnx: a 1×1 convolution 1×16×28×28 →
+// 32 with its bias and Relu, then a one-channel 3×3 head with its bias and
+// Sigmoid (the value between them NCHW for the head's row form).
 func writeDWMisc(dir string, r *rand.Rand) {
 	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -83,5 +85,23 @@ func writeDWMisc(dir string, r *rand.Rand) {
 	model("head3x3w14_m1_sigmoid", []int64{1, 128, 14, 14}, []int64{1, 128, 3, 3}, 1, 1, "sigmoid")
 	model("dwmult2cl_relu_pw", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, "relu_pw")
 	model("dwmult3cl_relu_pw", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "relu_pw")
+	// A 1×1 convolution (bias, Relu) into a one-channel 3×3 head (bias,
+	// Sigmoid): the value between them NCHW for the head's row form.
+	{
+		w1, w2 := []int64{32, 16, 1, 1}, []int64{1, 32, 3, 3}
+		s1, s2 := math.Sqrt(3.0/16), math.Sqrt(3.0/(32*9))
+		inits := []*onnxpb.TensorProto{tensor("w1", w1, uni(-s1, s1)), tensor("b1", []int64{32}, uni(-0.1, 0.1)),
+			tensor("w2", w2, uni(-s2, s2)), tensor("b2", []int64{1}, uni(-0.1, 0.1))}
+		nodes := []*onnxpb.NodeProto{
+			node("Conv", []string{"x", "w1", "b1"}, "c", ints("kernel_shape", 1, 1)),
+			node("Relu", []string{"c"}, "r"),
+			node("Conv", []string{"r", "w2", "b2"}, "h", ints("kernel_shape", 3, 3), ints("pads", 1, 1, 1, 1)),
+			node("Sigmoid", []string{"h"}, "y"),
+		}
+		g := &onnxpb.GraphProto{Name: proto.String("pw_head3x3w28_m1"), Node: nodes, Initializer: inits,
+			Input:  []*onnxpb.ValueInfoProto{value("x", []int64{1, 16, 28, 28})},
+			Output: []*onnxpb.ValueInfoProto{value("y", []int64{1, 1, 28, 28})}}
+		write(filepath.Join(dir, "pw_head3x3w28_m1.onnx"), g)
+	}
 	model("head3x3s2_m1_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 3, 3}, 1, 2, "sigmoid")
 }
