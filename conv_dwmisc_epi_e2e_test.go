@@ -245,6 +245,9 @@ var dwMiscExactCases = []convCase{
 	{x: []int64{1, 6, 11, 20}, w: []int64{1, 6, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 	{x: []int64{2, 3, 9, 21}, w: []int64{1, 3, 3, 2}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{2, 1, 0, 0}, groups: 1},
 	{x: []int64{1, 4, 4, 5}, w: []int64{1, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
+	// (OW = 17: a width of 8k + 1, conv_general.go's padded block.)
+	{x: []int64{1, 6, 5, 17}, w: []int64{1, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1},
+	{x: []int64{2, 3, 6, 11}, w: []int64{1, 3, 2, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 1, 1, 0}, groups: 1, bias: true},
 }
 
 // TestE2EConvDWMiscExact checks dwMiscExactCases bit for bit on f32, f64,
