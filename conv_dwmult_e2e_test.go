@@ -53,8 +53,9 @@ func TestConvDWMultForm(t *testing.T) {
 // dwMultLayoutProgram is a one-group 3×3 convolution, a depthwise one
 // with channel multiplier 2 (and a bias) and a one-group 3×3 one in a
 // chain: the two values between them are kept channels-last (layout.go),
-// so the multiplier's row form gathers X from N×H×W×C and writes its
-// result N×H×W×C.
+// so the multiplier, its bias fused (conv_epilogue.go), takes
+// conv_general.go's per-output-channel depthwise block, gathering X from
+// N×H×W×C and writing its result N×H×W×C.
 const dwMultLayoutProgram = `func @net(tensor<1x3x9x21xf32>, tensor<6x3x3x3xf32>, tensor<12x1x3x3xf32>, tensor<12xf32>, tensor<4x12x3x3xf32>) -> (tensor<1x4x9x21xf32>) {
 ^bb0(%0: tensor<1x3x9x21xf32>, %1: tensor<6x3x3x3xf32>, %2: tensor<12x1x3x3xf32>, %3: tensor<12xf32>, %4: tensor<4x12x3x3xf32>):
   %5 = conv %0, %1 {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<1x3x9x21xf32>, tensor<6x3x3x3xf32>) -> tensor<1x6x9x21xf32>
@@ -63,10 +64,10 @@ const dwMultLayoutProgram = `func @net(tensor<1x3x9x21xf32>, tensor<6x3x3x3xf32>
   return %7 : tensor<1x4x9x21xf32>
 }`
 
-// TestConvDWMultLayout checks the multiplier's row form between
-// channels-last values: its input and result are N×H×W×C, its block is
-// the row form's, and the result has the bits of host-O0 and of the Go
-// loop nests.
+// TestConvDWMultLayout checks the multiplier between channels-last
+// values: its input and result are N×H×W×C, its block is the
+// per-output-channel depthwise one with the bias fused, and the result
+// has the bits of host-O0 and of the Go loop nests.
 func TestConvDWMultLayout(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "net.niro")
 	if err := os.WriteFile(path, []byte(dwMultLayoutProgram), 0o644); err != nil {
@@ -79,8 +80,10 @@ func TestConvDWMultLayout(t *testing.T) {
 	for _, want := range []string{
 		`%5 = linalg\.generic .* outs\(%t[0-9]+ : tensor<1x9x21x6xf32>\)`,
 		`tensor\.extract %5\[[^]]*\] : tensor<1x9x21x6xf32>`,
-		`outs\(%t[0-9]+ : tensor<6x2x9x[0-9]+xf32>\) attrs = \{niro\.dwconv2d\}`,
-		`%6 = tensor\.collapse_shape %t[0-9]+ \[\[0\], \[1\], \[2\], \[3, 4\]\] : tensor<1x9x21x6x2xf32> into tensor<1x9x21x12xf32>`,
+		// (Its bias fused: conv_general.go's per-output-channel
+		// depthwise block, X gathered per output channel.)
+		`ins\(%t[0-9]+, %t[0-9]+ : tensor<1x11x23x12xf32>, tensor<3x3x12xf32>\) outs\(%t[0-9]+ : tensor<1x9x21x12xf32>\) attrs = \{niro\.dwconv2d_e\}`,
+		`%6 = linalg\.generic .* ins\(%t[0-9]+, %3 : tensor<1x9x21x12xf32>, tensor<12xf32>\) outs\(%t[0-9]+ : tensor<1x9x21x12xf32>\) attrs = \{niro\.epi_nhwc32\}`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out.MLIR) {
 			t.Errorf("no match for %s in\n%s", want, out.MLIR)

@@ -12,12 +12,18 @@ import (
 // k ≥ 2): output channel m = c·k + j reads input channel c alone. A
 // one-group convolution of a single input channel (C = G = 1, M ≥ 2, such
 // as a first layer on grayscale images) is the case C = 1 and takes it
-// too. With an NCHW result and C ≥ 2 (dwMultByM) it is the plain row form
+// too. With an NCHW result (dwMultByM) it is the plain row form
 // below with loops (n, m, oh, ow, kh, kw) over the N×M×OH×OW result, X's
-// channel m floordiv k and W [M, 1, KH, KW] read in place as [M, KH, KW],
+// channel m floordiv k (C = 1: X read as [N, Hp, Wp], without its channel
+// axis) and W [M, 1, KH, KW] read in place as [M, KH, KW],
 // so that its epilogue is fused the same way (forms dwrows and dwrowsh;
-// the root's 1 × 1 × 8 × 32 tile reads one channel of X). Otherwise (a
-// channels-last result, or C = 1) the
+// the root's 1 × 1 × 8 × 32 tile reads one channel of X). With a
+// channels-last result and an epilogue to fuse (conv_epilogue.go) conv
+// takes conv_general.go's per-output-channel depthwise block (k ≥ 2) or
+// conv_nhwc.go's channels-last block (C = 1) instead, which fuse it
+// (form nhwc; 1.1–1.4× faster than the view below and its separate
+// pass, docs/performance.md). Otherwise (a channels-last result without a
+// fused epilogue: 16k + 1 channels, or a block per group) the
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along
@@ -91,11 +97,12 @@ func useDWMultRows(c, g, m, cg, ow int64) bool {
 // dwMultByM reports whether the multiplier's row form with c input
 // channels loops over the N×M×OH×OW result, reading X's channel m
 // floordiv k, and so fuses its epilogue (conv_epilogue.go, forms dwrows
-// and dwrowsh): an NCHW result and at least two input channels. With one
-// (C = G = 1) the fused tile is left unvectorized (d1 floordiv M over a
-// one-channel X) or, with the channel read as 0, does not finish in MLIR
-// 22; it keeps the view [N, M, OH, OW] and its separate epilogue.
-func dwMultByM(c int64, nhwcResult bool) bool { return c > 1 && !nhwcResult }
+// and dwrowsh): an NCHW result. With one input channel (C = G = 1) X is
+// read as [N, Hp, Wp], without its channel axis: through d1 floordiv M
+// over a one-channel X the fused tile is left unvectorized, and with the
+// channel index a constant 0 the schedule does not finish in MLIR 22.
+// (Every channel count c takes it.)
+func dwMultByM(c int64, nhwcResult bool) bool { return !nhwcResult }
 
 // useDWRows reports whether a depthwise 2-D convolution without a channel
 // multiplier (groups = C = M, filter M × 1 × …) takes the row form as a
@@ -139,6 +146,9 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	// multiplier with a channels-last result, or a single input channel)
 	// the view [N·C, k, OH, OW].
 	byM := plain || dwMultByM(C, fe.channelsLast(op.Result))
+	if !byM && fe.epiConv[op.Result.ID] {
+		return false // conv_general.go's per-output-channel block (generalEpilogueForm)
+	}
 	sh, sw := op.Strides[0], op.Strides[1]
 	dh, dw := op.Dilations[0], op.Dilations[1]
 	pt, pl := op.Pads[0], op.Pads[1]
@@ -174,9 +184,13 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	switch {
 	case plain:
 		xExprs = append(xExprs, d(1)) // X [.., N, C, rows, columns]
-	case byM:
+	case byM && C > 1:
 		xExprs = append(xExprs, fmt.Sprintf("d1 floordiv %d", k))
 	}
+	// One input channel (C = 1, k = M): X is read as [.., N, rows,
+	// columns], without its channel axis (a constant channel index 0, or
+	// d1 floordiv M, is not vectorized by MLIR 22, see dwMultByM).
+	one := byM && !plain && C == 1
 	if rowG {
 		rows = OH
 		hAxis.terms = []convTerm{{at + 2, sh}, {khIdx, dh}}
@@ -201,12 +215,15 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	var xpDims []int64
 	inPlace := at == 0 && pt == 0 && pl == 0 && Hp == H && Wp == W && !fe.channelsLast(x)
 	switch {
-	case inPlace && byM:
+	case inPlace && byM && !one:
 		xp, xpDims = xname, xt.Dims
 	case inPlace:
 		xp, xpDims = fe.collapse(xname, xt.Dims, elem, 2, 1, 1)
 	case byM && at == 0 && !fe.channelsLast(x) && pt < Hp && pl < Wp:
 		xp, xpDims = fe.padRows(xname, xt, elem, []int64{N, C, Hp, Wp}, pt, pl), []int64{N, C, Hp, Wp}
+		if one {
+			xp, xpDims = fe.collapse(xp, xpDims, elem, 2, 1, 1)
+		}
 	default:
 		g := fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, fe.nhwcAxes(x, []convAxis{
 			{terms: []convTerm{{at, 1}}, size: N},
@@ -214,7 +231,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 			hAxis, wAxis,
 		}))
 		xp, xpDims = g, dims
-		if !byM {
+		if !byM || one {
 			xp, xpDims = fe.collapse(g, dims, elem, sizes...)
 		}
 	}
@@ -310,16 +327,8 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 		fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
 		return true
 	}
-	if fe.channelsLast(op.Result) {
-		fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
-		return true
-	}
-	// [N·C, k, OH, OW] is [N, M, OH, OW] in memory.
-	flat, flatDims := fe.collapse(blk, accDims, acc, 2, 1, 1)
-	sum = fe.convSumName(op, xt)
-	sumTyp := tensorTypeOf(rt.Dims, acc)
-	fe.line("%s = tensor.expand_shape %s [[0, 1], [2], [3]] output_shape [%s] : %s into %s", sum, flat, dimList(rt.Dims), tensorTypeOf(flatDims, acc), sumTyp)
-	fe.convEpilogue(op, rt, xt, elem, sum, sumTyp, acc)
+	// (Not byM: a channels-last result.)
+	fe.dwMultNHWCEpilogue(op, rt, xt, elem, blk, acc, C, k)
 	return true
 }
 

@@ -233,9 +233,13 @@ func (fe *funcEmitter) planConvEpilogues() {
 // "mm", "mmnhwc", "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's
 // cache block of H rows with an NCHW or a channels-last root), or false:
 // the dispatch of conv, restricted to the one-group channels-last form,
-// the depthwise one, the row form, the depthwise row form (k = 1, NCHW)
-// and the 1×1 products (bf16 too: its epilogue widens as integers,
-// emit/bf16.go).
+// the depthwise one, the row form, the depthwise row form (k = 1, NCHW;
+// a channel multiplier or one input channel with an NCHW result) and the
+// 1×1 products (bf16 too: its epilogue widens as integers,
+// emit/bf16.go). A multiplier with a channels-last result is fused in
+// conv_general.go's per-output-channel block (generalEpilogueForm), one
+// input channel with a channels-last result in the channels-last block;
+// convDWMultRows leaves both to them.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
@@ -252,14 +256,26 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// product's block (mm, mmk) and the row form's have their vectors along
 	// the output row.
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
-	if paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO {
+	// The depthwise row form with a channel multiplier (conv_dwmult.go,
+	// which conv lowers first), a single input channel (groups 1, C = 1)
+	// among them: fused with an NCHW result (dwMultByM, loops over the
+	// N×M×OH×OW result, one output channel per tile, so 16k + 1 channels
+	// are no block remainder), its view [N·C, k, OH, OW] otherwise.
+	dwMult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3])
+	mult := dwMult && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+	switch {
+	case dwMult && !mult && op.Groups > 1:
+		return fe.generalEpilogueForm(op)
+	case dwMult && !mult && !paddedChannelConv(M, C, KH, KW, rt.Dims[3]):
+		return "nhwc", true
+	}
+	if dwMult && !mult || !mult && (paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
 		return "", false
 	}
-	if op.Groups != 1 {
+	if op.Groups != 1 || mult {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		// The depthwise row form (conv_dwmult.go), NCHW, with a channel
 		// multiplier or without.
-		mult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
 		if !mult && (op.Groups != xt.Dims[1] || M != op.Groups) {
 			return fe.generalEpilogueForm(op) // grouped (conv_general.go)
 		}

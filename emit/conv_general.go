@@ -705,13 +705,15 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // conv_pw1d3d.go): the NC… product's cache block.
 // Not taken: the per-group form (several generics, one slice of the
 // accumulator each), a block channel count of 16k + 1 (the padding
-// channel), a channel multiplier that conv_dwmult.go's row form takes,
-// and channels-last 1-D or 3-D values. These do not occur: planLayout
-// (layout.go) makes a value channels-last only where a 2-D convolution
-// or pool defines it or an op carries a channels-last operand's layout,
-// and drops the X of every convolution that is not 2-D, so a 1-D or 3-D
-// convolution's X and result are always NC… (a 2-D result reshaped to
-// rank 3 is carried channels-last only into ops that take it so).
+// channel), a channel multiplier that conv_dwmult.go's row form takes (an
+// NCHW result; with a channels-last one it is the per-output-channel
+// depthwise block here, nhwc), and channels-last 1-D or 3-D values. These
+// do not occur: planLayout (layout.go) makes a value channels-last only
+// where a 2-D convolution or pool defines it or an op carries a
+// channels-last operand's layout, and drops the X of every convolution
+// that is not 2-D, so a 1-D or 3-D convolution's X and result are always
+// NC… (a 2-D result reshaped to rank 3 is carried channels-last only into
+// ops that take it so).
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
@@ -749,7 +751,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	case G == 1 && unit && S == 2:
 		// conv_nhwc.go's 1×1 product (epilogueForm).
 		return "", false
-	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3])):
+	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && dwMultByM(C, fe.channelsLast(op.Result))):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
 		return "", false
 	case S == 2 && fe.channelsLast(op.Result):

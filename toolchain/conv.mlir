@@ -210,6 +210,57 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %lkw "niro.rows_lkw" = %u : !transform.op<"scf.for">, !transform.any_param
     transform.yield
   }
+  // The same for a block of one output channel (the row form of M = 1
+  // without a fused epilogue, emit/conv_rows.go): folding drops its unit
+  // m loop too, which leaves rank 4 (ow, c, kh, kw). @conv_mark_rows4
+  // tags those blocks niro.rows_step4, for @conv_steps_rows4.
+  transform.named_sequence @conv_match_rows4(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_rows5(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_rows4(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.rows_step4" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark_rows5(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.rows_step5" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_rows4(%b4: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %b4 tile_sizes [0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %lc "niro.rows_lc" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lkh "niro.rows_lkh" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lkw "niro.rows_lkw" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.yield
+  }
   transform.named_sequence @conv_hoist(%l: !transform.op<"scf.for"> {transform.readonly}) {
     transform.loop.hoist_loop_invariant_subsets %l : !transform.op<"scf.for">
     transform.yield
@@ -1848,11 +1899,23 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
     }
-    %rblocks = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
+    %rsteps = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %rsteps
+        @conv_match_rows5 -> @conv_mark_rows5,
+        @conv_match_rows4 -> @conv_mark_rows4
+      : (!transform.any_op) -> !transform.any_op
+    %rblocks = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step5} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach %rblocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps_rows failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %rblocks4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step4} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rblocks4 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_rows4 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.include @conv_finish_rows failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_rows_2d failures(propagate) (%root) : (!transform.any_op) -> ()

@@ -73,6 +73,7 @@ func main() {
 	writeGeneralEpilogue(*out, r)
 
 	writeDepthwise(*out, r)
+	writeDWMisc(*out, r)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {

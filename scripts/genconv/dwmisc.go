@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
+	"path/filepath"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/niro-dev/niro/onnxpb"
+)
+
+// writeDWMisc writes the depthwise-multiplier, one-input-channel and
+// one-output-channel convolutions whose epilogue the convolution schedule
+// fuses into the row forms (emit/conv_dwmult.go, conv_rows.go), with a
+// bias (BatchNormalization) and Relu or Sigmoid:
+//
+// DIR/c1m32s2_bn_relu.onnx: a first layer on a grayscale image,
+// 1×1×224×224 → 32, 3×3, stride 2, pads 1, BatchNormalization and Relu;
+// c1m16_bn_relu.onnx: 1×1×56×56 → 16, 3×3, pads 1;
+// dwmult3w28_bn_relu.onnx: the depthwise 3×3 with a channel multiplier of
+// 3, 1×16×28×28 → 48; head3x3w28_m1_sigmoid.onnx: a one-channel head on a
+// 28-column output (no multiple of 8), 1×64×28×28 → 1, its bias and
+// Sigmoid; head3x3w14_m1_sigmoid.onnx: 1×128×14×14 → 1;
+// head3x3s2_m1_sigmoid.onnx: 1×64×56×56 → 1 at stride 2 (28 columns);
+// dwmult2cl_relu_pw.onnx and dwmult3cl_relu_pw.onnx: a multiplier of 2
+// (1×32×56×56 → 64) or 3 (1×16×28×28 → 48) with its bias and Relu, then
+// a 1×1 convolution of as many channels, so that the first result is
+// channels-last; pw_head3x3w28_m1.onnx: a 1×1 convolution 1×16×28×28 →
+// 32 with its bias and Relu, then a one-channel 3×3 head with its bias and
+// Sigmoid (the value between them NCHW for the head's row form).
+func writeDWMisc(dir string, r *rand.Rand) {
+	f32 := int32(onnxpb.TensorProto_FLOAT)
+	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
+		n := 1
+		for _, d := range dims {
+			n *= int(d)
+		}
+		raw := make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
+		}
+		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+	}
+	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	ints := func(name string, v ...int64) *onnxpb.AttributeProto {
+		return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
+	}
+	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
+		return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Attribute: attrs}
+	}
+	model := func(file string, x, w []int64, group, stride int64, tail string) {
+		m := w[0]
+		fan := float64(w[1] * w[2] * w[3])
+		s := math.Sqrt(3 / fan)
+		inits := []*onnxpb.TensorProto{tensor("w", w, uni(-s, s)), tensor("b", []int64{m}, uni(-0.1, 0.1))}
+		oh, ow := (x[2]+2-w[2])/stride+1, (x[3]+2-w[3])/stride+1
+		nodes := []*onnxpb.NodeProto{node("Conv", []string{"x", "w", "b"}, "c",
+			&onnxpb.AttributeProto{Name: proto.String("group"), Type: onnxpb.AttributeProto_INT.Enum(), I: proto.Int64(group)},
+			ints("kernel_shape", w[2:]...), ints("pads", 1, 1, 1, 1), ints("strides", stride, stride))}
+		switch tail {
+		case "bn_relu":
+			inits = append(inits, tensor("gamma", []int64{m}, uni(0.5, 1.5)), tensor("beta", []int64{m}, uni(-0.2, 0.2)),
+				tensor("mean", []int64{m}, uni(-0.2, 0.2)), tensor("var", []int64{m}, uni(0.5, 1.5)))
+			nodes = append(nodes, node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"),
+				node("Relu", []string{"n"}, "y"))
+		case "sigmoid":
+			nodes = append(nodes, node("Sigmoid", []string{"c"}, "y"))
+		case "relu_pw":
+			// Relu, then a 1×1 convolution of m channels: the first
+			// result is kept channels-last (emit/layout.go).
+			inits = append(inits, tensor("w2", []int64{m, m, 1, 1}, uni(-math.Sqrt(3/float64(m)), math.Sqrt(3/float64(m)))))
+			nodes = append(nodes, node("Relu", []string{"c"}, "r"), node("Conv", []string{"r", "w2"}, "y", ints("kernel_shape", 1, 1)))
+		}
+		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
+			Input:  []*onnxpb.ValueInfoProto{value("x", x)},
+			Output: []*onnxpb.ValueInfoProto{value("y", []int64{x[0], m, oh, ow})}}
+		write(filepath.Join(dir, file+".onnx"), g)
+	}
+	model("c1m32s2_bn_relu", []int64{1, 1, 224, 224}, []int64{32, 1, 3, 3}, 1, 2, "bn_relu")
+	model("c1m16_bn_relu", []int64{1, 1, 56, 56}, []int64{16, 1, 3, 3}, 1, 1, "bn_relu")
+	model("dwmult3w28_bn_relu", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "bn_relu")
+	model("head3x3w28_m1_sigmoid", []int64{1, 64, 28, 28}, []int64{1, 64, 3, 3}, 1, 1, "sigmoid")
+	model("head3x3w14_m1_sigmoid", []int64{1, 128, 14, 14}, []int64{1, 128, 3, 3}, 1, 1, "sigmoid")
+	model("dwmult2cl_relu_pw", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, "relu_pw")
+	model("dwmult3cl_relu_pw", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "relu_pw")
+	// A 1×1 convolution (bias, Relu) into a one-channel 3×3 head (bias,
+	// Sigmoid): the value between them NCHW for the head's row form.
+	{
+		w1, w2 := []int64{32, 16, 1, 1}, []int64{1, 32, 3, 3}
+		s1, s2 := math.Sqrt(3.0/16), math.Sqrt(3.0/(32*9))
+		inits := []*onnxpb.TensorProto{tensor("w1", w1, uni(-s1, s1)), tensor("b1", []int64{32}, uni(-0.1, 0.1)),
+			tensor("w2", w2, uni(-s2, s2)), tensor("b2", []int64{1}, uni(-0.1, 0.1))}
+		nodes := []*onnxpb.NodeProto{
+			node("Conv", []string{"x", "w1", "b1"}, "c", ints("kernel_shape", 1, 1)),
+			node("Relu", []string{"c"}, "r"),
+			node("Conv", []string{"r", "w2", "b2"}, "h", ints("kernel_shape", 3, 3), ints("pads", 1, 1, 1, 1)),
+			node("Sigmoid", []string{"h"}, "y"),
+		}
+		g := &onnxpb.GraphProto{Name: proto.String("pw_head3x3w28_m1"), Node: nodes, Initializer: inits,
+			Input:  []*onnxpb.ValueInfoProto{value("x", []int64{1, 16, 28, 28})},
+			Output: []*onnxpb.ValueInfoProto{value("y", []int64{1, 1, 28, 28})}}
+		write(filepath.Join(dir, "pw_head3x3w28_m1.onnx"), g)
+	}
+	model("head3x3s2_m1_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 3, 3}, 1, 2, "sigmoid")
+}
