@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -419,9 +418,14 @@ func b2i(b bool) int {
 	return 0
 }
 
-// convPerGroup writes one rank-7 generic per group, each on its slice of
-// a per-group gather of X and of the filter, into its slice of a
-// [G, N·OD, OH, OW, M/G] accumulator, which it returns.
+// convPerGroup writes the rank-8 generic of a grouped convolution with
+// M/G ≥ 8 output channels per group and at most 16 groups: loops (g, n′,
+// oh, ow, m′, c′, kh, kw), tagged niro.conv2dg, over a per-group gather
+// of X ([KW?,] G, N·OD, Hp, Wp or OW, C/G·KD) and the filter [G, C/G·KD,
+// KH, KW, mp], into a zero-filled [G, N·OD, OH, OW, mp] accumulator,
+// which it returns. Each group's block is the one-group block of
+// convBlock with a leading group index: the same sums, c′ then kh then kw
+// ascending from zero.
 func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 	var dims []int64
 	var sizes []int
@@ -443,44 +447,26 @@ func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
-	NP := g.N * g.o[0]
-	accDims := []int64{g.G, NP, g.o[1], g.o[2], g.mp}
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	row := windowExpr(d(2), g.stride[1], d(6), g.dil[1])
+	xExprs := []string{d(0), d(1), row, windowExpr(d(3), 1, d(7), g.dil[2]), d(5)}
+	if g.colStride {
+		xExprs = []string{d(7), d(0), d(1), row, d(3), d(5)}
+	}
+	accDims := []int64{g.G, g.N * g.o[0], g.o[1], g.o[2], g.mp}
 	accTyp := tensorTypeOf(accDims, g.acc)
-	dest := fe.empty(accDims, g.acc, nil)
-	// The group axis of the gather: after kw with a column stride.
-	gAxis := b2i(g.colStride)
-	sliceOf := func(t string, dims []int64, axis int, i int64) (string, []int64) {
-		offs := make([]string, len(dims))
-		szs := make([]string, len(dims))
-		ones := make([]string, len(dims))
-		var rdims []int64
-		for j, e := range dims {
-			offs[j], szs[j], ones[j] = "0", strconv.FormatInt(e, 10), "1"
-			if j == axis {
-				offs[j], szs[j] = strconv.FormatInt(i, 10), "1"
-				continue
-			}
-			rdims = append(rdims, e)
-		}
-		r := fe.tmp()
-		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", r, t, strings.Join(offs, ", "), strings.Join(szs, ", "), strings.Join(ones, ", "),
-			tensorTypeOf(dims, g.elem), tensorTypeOf(rdims, g.elem))
-		return r, rdims
-	}
-	blkDims := accDims[1:]
-	blkTyp := tensorTypeOf(blkDims, g.acc)
-	for i := int64(0); i < g.G; i++ {
-		xs, xsDims := sliceOf(xg, xgDims, gAxis, i)
-		ws, wsDims := sliceOf(wT, wDims, 0, i)
-		pos := fmt.Sprintf("[%d, 0, 0, 0, 0] [1, %d, %d, %d, %d] [1, 1, 1, 1, 1]", i, blkDims[0], blkDims[1], blkDims[2], blkDims[3])
-		init := fe.tmp()
-		fe.line("%s = tensor.extract_slice %s%s : %s to %s", init, dest, pos, accTyp, blkTyp)
-		blk := fe.convBlock(g, xs, xsDims, ws, wsDims, g.mp, init)
-		next := fe.tmp()
-		fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", next, blk, dest, pos, blkTyp, accTyp)
-		dest = next
-	}
-	return dest
+	filled := fe.fill(fe.empty(accDims, g.acc, nil), accTyp, g.acc, fe.scalarConst(g.accElem, 0), 5)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xg, typ: tensorTypeOf(xgDims, g.elem), elem: g.elem, amap: affineMap(8, xExprs)},
+			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(8, []string{d(0), d(5), d(6), d(7), d(4)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(8, []string{d(0), d(1), d(2), d(3), d(4)})},
+		g.tag("niro.conv2dg", g.mp), func(args []string) string {
+			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
+		})
+	return sum
 }
 
 // convPointwise writes a one-group convolution whose kernel is 1 on every

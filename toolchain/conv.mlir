@@ -267,6 +267,93 @@ module attributes {transform.with_named_sequence} {
   }
 
 
+  // The per-group block of a grouped convolution (emit/conv_general.go,
+  // convPerGroup, tag niro.conv2dg: loops g, n, oh, ow, m, c, kh, kw, one
+  // generic for all groups): the steps of the rank-7 block with a leading
+  // group tile of 1 (register block 1 × 1 × 1 × 8 × 32|16, steps c, kh,
+  // kw by 1, peeled, hoisted, kw unrolled by 3).
+  transform.named_sequence @conv_match8_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c8 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3, 4] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[5, 6, 7] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match8_f64(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c8 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3, 4] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[5, 6, 7] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark8_32(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv8_block32" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark8_16(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv8_block16" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_tile8_32(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 32, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile8_16(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 16, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_steps8(%block: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lc {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
   // A static depthwise 2-D convolution (loops n, oh, ow, c, kh, kw).
   transform.named_sequence @conv_match_dw_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
@@ -1562,6 +1649,12 @@ module attributes {transform.with_named_sequence} {
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
+    %gconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %gconvs
+        @conv_match8_f32 -> @conv_mark8_32,
+        @conv_match8_f64 -> @conv_mark8_16
+      : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rows
@@ -1583,6 +1676,12 @@ module attributes {transform.with_named_sequence} {
     %t16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile16 failures(propagate) (%t16) : (!transform.any_op) -> ()
+    %g32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile8_32 failures(propagate) (%g32) : (!transform.any_op) -> ()
+    %g16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile8_16 failures(propagate) (%g16) : (!transform.any_op) -> ()
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile_rows32 failures(propagate) (%r32) : (!transform.any_op) -> ()
@@ -1610,6 +1709,15 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %blocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gb32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %gb16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %gblocks = transform.merge_handles %gb32, %gb16 : !transform.any_op
+    transform.foreach %gblocks : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps8 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %rblocks = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
       : (!transform.any_op) -> !transform.any_op
