@@ -117,7 +117,7 @@ func mmkRows(M, OH, OW int64, elem niro.ScalarType) int64 {
 // planConvEpilogues fills fe.epiAttrs and fe.epiConv for the function's
 // entry block; planLayout must have run.
 func (fe *funcEmitter) planConvEpilogues() {
-	fe.epiAttrs, fe.epiConv = nil, nil
+	fe.epiAttrs, fe.epiConv, fe.epiSplit = nil, nil, nil
 	if fe.f.Body == nil || len(fe.f.Body.Blocks) != 1 {
 		return
 	}
@@ -213,6 +213,18 @@ func (fe *funcEmitter) planConvEpilogues() {
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
 		case rt.Elem == niro.F64:
 			rootTag = "niro.epi_" + form + "16"
+		}
+		if form == "gnchw" || form == "gnhwc" {
+			// The per-group form: the region in its split view
+			// (conv_pergroup_epi.go).
+			if fe.epiSplit == nil {
+				fe.epiSplit = map[niro.ValueID]*epiSplit{}
+			}
+			G := c.Groups
+			s := &epiSplit{G: G, Mg: rt.Dims[1] / G, last: last, root: root.ID, names: map[niro.ValueID]string{}}
+			for _, v := range vals[:committed] {
+				fe.epiSplit[v.ID] = s
+			}
 		}
 		for _, v := range vals[:committed] {
 			claimed[v.ID] = true

@@ -159,6 +159,11 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
+	case g.perGroup && fe.epiConv[op.Result.ID] && g.mp == g.Mg && g.S == 2:
+		// The epilogue in the block (conv_pergroup_epi.go): the region in
+		// the split view of the result.
+		g.epi = true
+		fe.convPerGroupEpilogueFused(op, rt, &g, fe.convPerGroup(&g))
 	case g.perGroup:
 		acc := fe.convPerGroup(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append([]int64{g.G}, append(oneRow, g.mp)...), "[[0], [1, 2], [3], [4], [5]]", true)
@@ -710,8 +715,15 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	switch {
 	case M < 2 || M%16 == 1:
 		return "", false
-	case G > 1 && Mg >= 8 && G <= 16: // per group
-		return "", false
+	case G > 1 && Mg >= 8 && G <= 16:
+		// Per group (conv_pergroup_epi.go): 2-D, no padding channel.
+		switch {
+		case S != 2 || Mg%16 == 1:
+			return "", false
+		case fe.channelsLast(op.Result):
+			return "gnhwc", true
+		}
+		return "gnchw", true
 	case G == 1 && unit && (S == 2 || C*M > pwBlockMaxFilter(xt.Elem)):
 		// The pointwise product past pwBlockMaxFilter: its contraction,
 		// cache blocked, keeps the separate epilogue. Within it a 1-D or

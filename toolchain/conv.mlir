@@ -1019,6 +1019,56 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // A per-group grouped convolution's root in the split view of its
+  // result (emit/conv_pergroup_epi.go: loops n, g, m, oh, ow for an NCHW
+  // result, n, oh, ow, g, m channels-last; the rank-8 block niro.conv2dg_e
+  // reads the accumulator [G, N, OH, OW, M/G] through (g, n, oh, ow, m)):
+  // tiled by one group's block, 8 output columns by 32 (16) channels of
+  // one row, the loops nested n, g, oh, ow, m; the region, the read-back,
+  // the convolution and its fill are fused into the channel loop, and the
+  // region's tiles are marked niro.epi_gen for @conv_epi_blocks.
+  transform.named_sequence @conv_epi_gmark(%ln: !transform.op<"scf.for"> {transform.readonly}) {
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnchw32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 32, 1, 8] interchange = [0, 1, 3, 4, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnchw16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 16, 1, 8] interchange = [0, 1, 3, 4, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnhwc32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 32] interchange = [0, 3, 1, 2, 4]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnhwc16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 16] interchange = [0, 3, 1, 2, 4]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
     %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -1028,10 +1078,32 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %mconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_e} in %root
       : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %convs, %rconvs, %dconvs, %mconvs : !transform.any_op
+    %gconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %convs, %rconvs, %dconvs, %mconvs, %gconvs : !transform.any_op
     transform.foreach %all : !transform.any_op {
     ^bb0(%c: !transform.any_op):
       transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
+    }
+    %gn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnchw32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnchw16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gl32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gl32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnhwc32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gl16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gl16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnhwc16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.include @conv_epi_mmk_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
@@ -1141,6 +1213,12 @@ module attributes {transform.with_named_sequence} {
         @conv_match_dw_f32 -> @conv_mark_dw32,
         @conv_match_dw_f64 -> @conv_mark_dw16
       : (!transform.any_op) -> !transform.any_op
+    %gconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %gconvs
+        @conv_match8_f32 -> @conv_mark8_32,
+        @conv_match8_f64 -> @conv_mark8_16
+      : (!transform.any_op) -> !transform.any_op
     %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %root : (!transform.any_op) -> !transform.any_op
     %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
     %n16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc16} in %root : (!transform.any_op) -> !transform.any_op
@@ -1172,10 +1250,17 @@ module attributes {transform.with_named_sequence} {
     // (marked niro.epi_gen in their tile loops): a 1×1 product's fill
     // tile, also rank 3, is not one.
     %eg = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gen} in %root : (!transform.any_op) -> !transform.any_op
-    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4 : !transform.any_op
+    %gp1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    %gp2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw16} in %root : (!transform.any_op) -> !transform.any_op
+    %gp3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    %gp4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc16} in %root : (!transform.any_op) -> !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %gp1, %gp2, %gp3, %gp4 : !transform.any_op
     transform.foreach_match restrict_root in %gall
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
-        @conv_match_epi_vec5 -> @conv_mark_epi_vec
+        @conv_match_epi_vec5 -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5g -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5gl -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5gf -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
     %v = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_vec} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %v : !transform.any_op {
@@ -1302,6 +1387,88 @@ module attributes {transform.with_named_sequence} {
       transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
       %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
       transform.match.param.cmpi le %d3, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  // The split-view tiles of a per-group root: 1 × 1 × ≤ 32 × 1 × ≤ 8
+  // (n, g, m, oh, ow) and 1 × 1 × ≤ 8 × 1 × ≤ 32 (n, oh, ow, g, m), and
+  // the fused convolution's fill tile, 1 × 1 × 1 × ≤ 8 × ≤ 32 (g, n, oh,
+  // ow, m).
+  transform.named_sequence @conv_match_epi_vec5g(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c32 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec5gl(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c8 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec5gf(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c8 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c32 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/niro-dev/niro/emit"
+)
+
+// pgEpiCases are per-group grouped convolutions (emit/conv_general.go,
+// M/G ≥ 8 output channels per group, at most 16 groups: one rank-8
+// generic niro.conv2dg_e) whose epilogue is fused in the split view of the
+// result (emit/conv_pergroup_epi.go, roots niro.epi_gnchw<bits>): 3 and 8
+// groups, Mg = 8, 16, 24, 80 (channel remainders of 8, 16 and 24 after the
+// 32-channel block, 8 after the 16-channel block of f64), output widths
+// leaving column remainders, strides (a column stride takes the
+// per-kernel-column gather), dilation, two images, 1×1 and 3×3 kernels,
+// BatchNormalization and Relu, HardSwish, a residual Add, the bias alone,
+// f32 and f64.
+var pgEpiCases = []genEpiCase{
+	{name: "g3_mg80_1x1_bn_relu", conv: convCase{x: []int64{1, 24, 5, 13}, w: []int64{240, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 3, bias: true}, elem: "f32", body: "bn", form: "gnchw32"},
+	{name: "g8_mg16_3x3_hardswish", conv: convCase{x: []int64{1, 32, 7, 11}, w: []int64{128, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}, elem: "f32", body: "hardswish", form: "gnchw32"},
+	{name: "g3_mg24_strided_residual", conv: convCase{x: []int64{2, 12, 11, 13}, w: []int64{72, 4, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f32", body: "residual", form: "gnchw32"},
+	{name: "g8_mg8_dilated_bias", conv: convCase{x: []int64{1, 16, 9, 10}, w: []int64{64, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{2, 1}, pads: []int64{2, 1, 2, 1}, groups: 8, bias: true}, elem: "f32", body: "bias", form: "gnchw32"},
+	{name: "g3_mg24_bn_relu_f64", conv: convCase{x: []int64{1, 9, 6, 11}, w: []int64{72, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f64", body: "bn", form: "gnchw16"},
+	{name: "g8_mg16_residual_f64", conv: convCase{x: []int64{2, 16, 5, 9}, w: []int64{128, 2, 3, 3}, strides: []int64{1, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}, elem: "f64", body: "residual", form: "gnchw16"},
+	{name: "g3_mg80_hardswish_nobias", conv: convCase{x: []int64{1, 12, 4, 10}, w: []int64{240, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3}, elem: "f32", body: "hardswish", form: "gnchw32"},
+}
+
+// checkGenEpiFused checks one case of conv_general.go's fused epilogue:
+// the root's tag in the emitted text; on the IR after
+// linalg-fuse-elementwise-ops, the epilogue's arithmetic inside the
+// convolution's tile loop on vectors, after the block's sum, and in no
+// generic outside a loop; the bits of host-O0 and of a Go loop.
+func checkGenEpiFused(t *testing.T, c genEpiCase) {
+	t.Helper()
+	src := c.program()
+	if !c.conv.bias {
+		// The convolution without its bias operand (the function keeps
+		// the parameter, unused).
+		bt := dimsText(c.conv.out()[1:2], c.elem)
+		src = strings.Replace(src, "conv %0, %1, %15 ", "conv %0, %1 ", 1)
+		src = strings.Replace(src, ", "+bt+") -> ", ") -> ", 1)
+	}
+	path := filepath.Join(t.TempDir(), c.name+".niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(em.MLIR, "niro.epi_"+c.form+" ") && !strings.Contains(em.MLIR, "niro.epi_"+c.form+"}") {
+		t.Fatalf("no niro.epi_%s root in the emitted text:\n%s", c.form, em.MLIR)
+	}
+	if strings.HasPrefix(c.form, "gn") && !strings.Contains(em.MLIR, "niro.conv2dg_e") {
+		t.Fatalf("no niro.conv2dg_e block in the emitted text:\n%s", em.MLIR)
+	}
+	ops := map[string][]string{
+		"bias":      {"arith.addf"},
+		"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
+		"hardswish": {"arith.minimumf", "arith.maximumf"},
+		"residual":  {"arith.maximumf"},
+	}[c.body]
+	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	loops := 0
+	for _, s := range funcStatements(ir) {
+		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+		if strings.Contains(head, "= linalg.generic") {
+			for _, op := range ops {
+				if strings.Contains(s, op) {
+					t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
+				}
+			}
+		}
+		if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
+			continue
+		}
+		in := true
+		for _, op := range ops {
+			in = in && strings.Contains(s[strings.Index(s, "arith.mulf"):], op)
+		}
+		if in {
+			loops++
+		}
+	}
+	if loops == 0 {
+		t.Errorf("no tile loop computes the epilogue after the block's sum")
+	}
+	for _, l := range strings.Split(ir, "\n") {
+		for _, op := range ops {
+			if strings.Contains(l, op+" ") && !strings.Contains(l, "vector<") {
+				t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+		return
+	}
+	out := c.conv.out()
+	ch := int(out[1])
+	pd := append([]int64{out[1]}, make1s(len(out)-2)...)
+	x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
+	if !c.conv.bias {
+		b = make([]float32, ch)
+	}
+	p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
+	for i := range p3 {
+		p3[i] += 2 // away from 0 for the division
+	}
+	if c.elem == "f32" {
+		got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
+		checkF32(t, got[0], genEpiWant(c, x, w, b, p2, p3, r))
+		return
+	}
+	wide := func(v []float32, k float64) []float64 {
+		o := make([]float64, len(v))
+		for i, f := range v {
+			o[i] = float64(f) * k // inexact in f32
+		}
+		return o
+	}
+	x64, w64, b64 := wide(x, 1.1), wide(w, 0.9), wide(b, 1.3)
+	p264, p364, r64 := wide(p2, 1.1), wide(p3, 1.1), wide(r, 0.7)
+	got := runNiro(t, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
+	want := genEpiWant(c, x64, w64, b64, p264, p364, r64)
+	if len(got) != 8*len(want) {
+		t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+	}
+	for i, v := range want {
+		if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
+			t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
+		}
+	}
+}
+
+// TestConvPerGroupEpilogueFused checks pgEpiCases (checkGenEpiFused).
+func TestConvPerGroupEpilogueFused(t *testing.T) {
+	requireTools(t)
+	for _, c := range pgEpiCases {
+		t.Run(c.name, func(t *testing.T) { checkGenEpiFused(t, c) })
+	}
+}
