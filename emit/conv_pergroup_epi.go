@@ -44,8 +44,8 @@ import (
 // region (planConvEpilogues).
 type epiSplit struct {
 	G, Mg int64
-	last  bool                   // channels-last result
-	root  niro.ValueID           // the region's root
+	last  bool                    // channels-last result
+	root  niro.ValueID            // the region's root
 	names map[niro.ValueID]string // the split value of each region value written
 }
 
