@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -145,4 +146,78 @@ func TestConvPerGroupEpilogueFused(t *testing.T) {
 	for _, c := range pgEpiCases {
 		t.Run(c.name, func(t *testing.T) { checkGenEpiFused(t, c) })
 	}
+}
+
+// TestConvPerGroupEpilogueFusedChannels checks per-group convolutions
+// whose epilogue is fused with a channels-last value between them: 8
+// groups of 8 with its bias and Relu kept channels-last (root
+// niro.epi_gnhwc32, loops n, oh, ow, g, m′), read by 4 groups of 12 that
+// write the NCHW result with a residual Add (niro.epi_gnchw32). OW = 10
+// leaves a column remainder of 2, Mg = 12 a block of 12 channels.
+func TestConvPerGroupEpilogueFusedChannels(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 32, 7, 10}, w: []int64{64, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}
+	c2 := convCase{x: []int64{1, 64, 7, 10}, w: []int64{48, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}
+	xt, w1t, w2t := dimsText(c1.x, "f32"), dimsText(c1.w, "f32"), dimsText(c2.w, "f32")
+	mid, res := dimsText(c1.out(), "f32"), dimsText(c2.out(), "f32")
+	src := fmt.Sprintf(`func @g(%[1]s, %[2]s, tensor<64xf32>, %[3]s, tensor<48xf32>, %[5]s) -> (%[5]s) {
+^bb0(%%0: %[1]s, %%1: %[2]s, %%2: tensor<64xf32>, %%3: %[3]s, %%4: tensor<48xf32>, %%9: %[5]s):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 8, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[1]s, %[2]s, tensor<64xf32>) -> %[4]s
+  %%6 = const 0x00000000 : tensor<f32>
+  %%7 = max %%5, %%6 : (%[4]s, tensor<f32>) -> %[4]s
+  %%8 = conv %%7, %%3, %%4 {dilations = [1, 1], group = 4, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[4]s, %[3]s, tensor<48xf32>) -> %[5]s
+  %%10 = add %%8, %%9 : (%[5]s, %[5]s) -> %[5]s
+  return %%10 : %[5]s
+}`, xt, w1t, w2t, mid, res)
+	path := filepath.Join(t.TempDir(), "g.niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"niro.epi_gnhwc32", "niro.epi_gnchw32"} {
+		if strings.Count(em.MLIR, tag) != 1 {
+			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(em.MLIR, tag))
+		}
+	}
+	if strings.Count(em.MLIR, "niro.conv2dg_e") != 2 {
+		t.Errorf("%d niro.conv2dg_e blocks in the emitted text, want 2", strings.Count(em.MLIR, "niro.conv2dg_e"))
+	}
+	if t.Failed() {
+		t.Logf("emitted:\n%s", em.MLIR)
+		return
+	}
+	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	loops := 0
+	for _, s := range funcStatements(ir) {
+		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.maximumf") || strings.Contains(s, "arith.addf")) {
+			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
+		}
+		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
+			loops++
+		}
+	}
+	if loops < 2 {
+		t.Errorf("%d tile loops with vector products, want 2 or more", loops)
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+		return
+	}
+	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(64, 0.5)
+	w2, b2 := seq(numel(c2.w), 0.6), seq(48, 0.25)
+	r := seq(numel(c2.out()), 0.9)
+	y := convRef(c1, x, w1, b1)
+	for i := range y {
+		y[i] = max(y[i], 0)
+	}
+	want := convRef(c2, y, w2, b2)
+	for i := range want {
+		want[i] = float32(want[i] + r[i])
+	}
+	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{64}, b1), tf32(c2.w, w2), tf32([]int64{48}, b2), tf32(c2.out(), r))
+	checkF32(t, got[0], want)
 }

@@ -37,7 +37,9 @@ import (
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
 //     convolution of conv_general.go, whose grouped 2-D ones take nhwc and
-//     nchw (generalEpilogueForm); bits 32 or 16, the block of a 32- or
+//     nchw, and its per-group ones gnhwc and gnchw, the region written in
+//     the split view of the result (generalEpilogueForm,
+//     conv_pergroup_epi.go); bits 32 or 16, the block of a 32- or
 //     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or
 //     of f64 or f16, takes its cache block instead: the root is tagged
 //     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)

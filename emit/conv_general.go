@@ -38,9 +38,12 @@ import (
 //     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
 //     over X gathered per output channel, where conv_dwmult.go's row form
 //     does not take it: a one-column output). With M/G ≥ 8 and at most 16
-//     groups, each group is a one-group convolution of its own on a slice
-//     of a per-group gather ([G, N·OD, Hp, Wp, C/G·KD]), writing its
-//     slice of a [G, N·OD, OH, OW, M/G] accumulator;
+//     groups, X is gathered per group ([G, N·OD, Hp, Wp, C/G·KD]), the
+//     filter as [G, C/G·KD, KH, KW, mp], and one rank-8 generic (g, n′,
+//     oh, ow, m′, c′, kh, kw), tagged niro.conv2dg (convPerGroup), writes
+//     a [G, N·OD, OH, OW, mp] accumulator: each group's block is the
+//     one-group block with a leading group index, the schedule's
+//     register block 1 × 1 × 1 × 8 × 32|16;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
@@ -52,12 +55,16 @@ import (
 //     block (generalEpilogueForm: the one-group and per-output-channel
 //     blocks), it reads the accumulator through its indexing map
 //     (convGeneralEpilogueFused) and is the epilogue region's first op.
-//     The per-group blocks keep it as a pass of its own: a root tile
-//     reads one slice of the accumulator, which is the last of a chain of
-//     G insert_slices, not one generic that fuse_into_containing_op can
-//     tile (gathering such a convolution per output channel instead, so
-//     that it fuses, measured 2× slower for 8 groups of 16 and 60× for 3
-//     groups of 80: X copied M/G times; docs/performance.md).
+//     The 2-D per-group block's epilogue is fused in the split view of
+//     the result ([N, G, M/G, OH, OW] or [N, OH, OW, G, M/G], so that a
+//     root tile stays in one group and reads the accumulator through a
+//     projected permutation: conv_pergroup_epi.go); a 1-D or 3-D one,
+//     and one with a padding channel (M/G = 16k + 1, whose root tiles
+//     would leave the block a one-channel remainder), keep it as a pass
+//     of its own (gathering such a convolution per output channel
+//     instead, so that the per-channel form fuses it, measured 2× slower
+//     for 8 groups of 16 and 60× for 3 groups of 80: X copied M/G times;
+//     docs/performance.md).
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -679,7 +686,10 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 //
 //   - "c1d": a 1-D convolution, NCH result (loops n, m, ow);
 //   - "c3d": a 3-D one, NCDHW result (loops n, m, od, oh, ow);
-//   - "nchw" and "nhwc": a grouped 2-D one, as conv_nhwc.go's forms.
+//   - "nchw" and "nhwc": a grouped 2-D one, as conv_nhwc.go's forms;
+//   - "gnchw" and "gnhwc": a 2-D per-group one (M/G ≥ 8, at most 16
+//     groups), its region in the split view of the result (loops n, g,
+//     m′, oh, ow or n, oh, ow, g, m′; conv_pergroup_epi.go).
 //
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
@@ -687,8 +697,8 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // kernel 1) whose filter has at most pwBlockMaxFilter elements takes c1d
 // or c3d with the rank-7 block instead of its matrix product
 // (convGeneral): the same sums, c ascending from zero.
-// Not taken: the per-group form (several generics, one slice of the
-// accumulator each), a larger pointwise product, a block channel count
+// Not taken: a 1-D or 3-D per-group form, a per-group block of 16k + 1
+// channels, a larger pointwise product, a block channel count
 // of 16k + 1 (the padding channel), a channel multiplier that
 // conv_dwmult.go's row form takes, and channels-last 1-D or 3-D values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {

@@ -51,9 +51,14 @@
 // read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
 // or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
 // channels-last form's; a small 1-D or 3-D pointwise one is emitted as
-// the rank-7 block (kernel 1) and takes the same sequences. The per-group
-// blocks (one generic per group into slices of one accumulator) keep
-// their epilogue as a pass of its own.
+// the rank-7 block (kernel 1) and takes the same sequences. A per-group
+// grouped convolution is one rank-8 generic (niro.conv2dg: loops g, n,
+// oh, ow, m, c, kh, kw; @conv_match8_f32, @conv_tile8_32, @conv_steps8:
+// the rank-7 steps with a leading group tile of 1); a 2-D one's epilogue
+// is emitted in the split view of the result (loops n, g, m, oh, ow or
+// n, oh, ow, g, m; emit/conv_pergroup_epi.go), whose root
+// (niro.epi_gnchw<bits>, niro.epi_gnhwc<bits>) is tiled by one group's
+// block and fused as the channels-last form's (@conv_epi_gnchw32).
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
