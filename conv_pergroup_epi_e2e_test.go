@@ -16,8 +16,9 @@ import (
 // M/G ≥ 8 output channels per group, at most 16 groups: one rank-8
 // generic niro.conv2dg_e) whose epilogue is fused in the split view of the
 // result (emit/conv_pergroup_epi.go, roots niro.epi_gnchw<bits>): 3 and 8
-// groups, Mg = 8, 16, 24, 80 (channel remainders of 8, 16 and 24 after the
-// 32-channel block, 8 after the 16-channel block of f64), output widths
+// groups, Mg = 8, 16, 20, 24, 80 (channel remainders of 8 and 16 after the
+// 32-channel block, of 4 and 8 after the 16-channel block of f64 and of
+// f32's 20 and 24, perGroupBlock16), output widths
 // leaving column remainders, strides (a column stride takes the
 // per-kernel-column gather), dilation, two images, 1×1 and 3×3 kernels,
 // BatchNormalization and Relu, HardSwish, a residual Add, the bias alone,
@@ -25,7 +26,10 @@ import (
 var pgEpiCases = []genEpiCase{
 	{name: "g3_mg80_1x1_bn_relu", conv: convCase{x: []int64{1, 24, 5, 13}, w: []int64{240, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 3, bias: true}, elem: "f32", body: "bn", form: "gnchw32"},
 	{name: "g8_mg16_3x3_hardswish", conv: convCase{x: []int64{1, 32, 7, 11}, w: []int64{128, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}, elem: "f32", body: "hardswish", form: "gnchw32"},
-	{name: "g3_mg24_strided_residual", conv: convCase{x: []int64{2, 12, 11, 13}, w: []int64{72, 4, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f32", body: "residual", form: "gnchw32"},
+	{name: "g3_mg24_strided_residual", conv: convCase{x: []int64{2, 12, 11, 13}, w: []int64{72, 4, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f32", body: "residual", form: "gnchw16"},
+	// ShuffleNet's bottleneck 1×1, 3 groups of 20 (the 16-channel block,
+	// perGroupBlock16: 16 + 4 channels).
+	{name: "g3_mg20_1x1_bn_relu", conv: convCase{x: []int64{1, 24, 6, 11}, w: []int64{60, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 3, bias: true}, elem: "f32", body: "bn", form: "gnchw16"},
 	{name: "g8_mg8_dilated_bias", conv: convCase{x: []int64{1, 16, 9, 10}, w: []int64{64, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{2, 1}, pads: []int64{2, 1, 2, 1}, groups: 8, bias: true}, elem: "f32", body: "bias", form: "gnchw32"},
 	{name: "g3_mg24_bn_relu_f64", conv: convCase{x: []int64{1, 9, 6, 11}, w: []int64{72, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f64", body: "bn", form: "gnchw16"},
 	{name: "g8_mg16_residual_f64", conv: convCase{x: []int64{2, 16, 5, 9}, w: []int64{128, 2, 3, 3}, strides: []int64{1, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}, elem: "f64", body: "residual", form: "gnchw16"},
@@ -103,6 +107,13 @@ func checkGenEpiFused(t *testing.T, c genEpiCase) {
 		t.Logf("IR:\n%s", ir)
 		return
 	}
+	checkGenEpiBits(t, c, src)
+}
+
+// checkGenEpiBits runs src, c's program, under host and host-O0 and
+// checks the result bit for bit against the Go loop (genEpiWant).
+func checkGenEpiBits(t *testing.T, c genEpiCase, src string) {
+	t.Helper()
 	out := c.conv.out()
 	ch := int(out[1])
 	pd := append([]int64{out[1]}, make1s(len(out)-2)...)
@@ -220,4 +231,31 @@ func TestConvPerGroupEpilogueFusedChannels(t *testing.T) {
 	}
 	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{64}, b1), tf32(c2.w, w2), tf32([]int64{48}, b2), tf32(c2.out(), r))
 	checkF32(t, got[0], want)
+}
+
+// TestConvPerGroupEpiloguePaddingChannel checks a per-group convolution
+// whose group block has 16k + 1 channels (2 groups of 17: a padding
+// channel, mp = 18): its epilogue is not fused (a root tile would leave the
+// block a one-channel remainder), the rank-8 block still takes it, and
+// the result has the bits of host-O0 and the Go loop.
+func TestConvPerGroupEpiloguePaddingChannel(t *testing.T) {
+	requireTools(t)
+	c := genEpiCase{name: "g2_mg17_bn_relu", conv: convCase{x: []int64{1, 8, 6, 11}, w: []int64{34, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true}, elem: "f32", body: "bn"}
+	src := c.program()
+	path := filepath.Join(t.TempDir(), c.name+".niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(em.MLIR, "niro.epi_gn") || strings.Contains(em.MLIR, "niro.conv2dg_e") || !strings.Contains(em.MLIR, "niro.conv2dg") {
+		t.Fatalf("want the unfused rank-8 block (niro.conv2dg, no niro.epi_gn root):\n%s", em.MLIR)
+	}
+	ir := fusedIRThrough(t, path, "conv")
+	if strings.Contains(ir, "niro.conv2dg") {
+		t.Fatalf("a niro.conv2dg generic is left after the convolution schedule:\n%s", ir)
+	}
+	checkGenEpiBits(t, c, src)
 }

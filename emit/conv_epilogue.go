@@ -213,7 +213,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 			// The cache block: the layout's tag and the block's rows.
 			n := len(form) - 1
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
-		case rt.Elem == niro.F64:
+		case rt.Elem == niro.F64 || (form == "gnchw" || form == "gnhwc") && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"
 		}
 		if form == "gnchw" || form == "gnhwc" {

@@ -220,3 +220,16 @@ func (fe *funcEmitter) convPerGroupEpilogueFused(op *niro.Conv, rt niro.TensorTy
 		})
 	fe.splitFinish(s, res, dst, g.elem)
 }
+
+// perGroupBlock16 reports whether a 4-byte accumulator's per-group block
+// of Mg channels takes the 16-channel block (niro.epi_gn…16) instead of the
+// 32-channel one: where the 32-channel block would leave a remainder of
+// 17 to 31 channels, a vector of that many lanes, which LLVM 22 lowers
+// badly (ShuffleNet's 1×240×28×28 → 60, 3 groups of 20, 1×1, with Relu:
+// 1.36 ms with the 32-channel block, 0.16 ms with the 16-channel one, 16 +
+// 4 channels; 3 groups of 24: 1.77 → 0.17 ms; of 28: 2.22 → 0.20 ms;
+// docs/performance.md). Remainders of up to 16 lanes are not slow (3
+// groups of 12 and 14: 133–139 µs).
+func perGroupBlock16(Mg int64) bool {
+	return Mg%32 > 16
+}
