@@ -259,3 +259,57 @@ func TestConvPerGroupEpiloguePaddingChannel(t *testing.T) {
 	}
 	checkGenEpiBits(t, c, src)
 }
+
+// TestConvPerGroupEpilogueChannelMultiplier checks that a depthwise
+// convolution with a channel multiplier of 8 (8 groups of 8 output
+// channels, one input channel each), which conv_dwmult.go's row form
+// lowers, is not given the per-group form's split epilogue, with an NCHW
+// result or a channels-last one (read by a per-group convolution), and
+// that the results have the bits of host-O0 and the Go loop.
+func TestConvPerGroupEpilogueChannelMultiplier(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 8, 7, 10}, w: []int64{64, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}
+	c2 := convCase{x: []int64{1, 64, 7, 10}, w: []int64{48, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}
+	xt, w1t, w2t := dimsText(c1.x, "f32"), dimsText(c1.w, "f32"), dimsText(c2.w, "f32")
+	mid, res := dimsText(c1.out(), "f32"), dimsText(c2.out(), "f32")
+	for _, chain := range []bool{false, true} {
+		body := fmt.Sprintf("  return %%7 : %s\n", mid)
+		ret := mid
+		if chain {
+			body = fmt.Sprintf("  %%8 = conv %%7, %%3, %%4 {dilations = [1, 1], group = 4, pads = [1, 1, 1, 1], strides = [1, 1]} : (%s, %s, tensor<48xf32>) -> %s\n  return %%8 : %s\n", mid, w2t, res, res)
+			ret = res
+		}
+		src := fmt.Sprintf(`func @g(%[1]s, %[2]s, tensor<64xf32>, %[3]s, tensor<48xf32>) -> (%[5]s) {
+^bb0(%%0: %[1]s, %%1: %[2]s, %%2: tensor<64xf32>, %%3: %[3]s, %%4: tensor<48xf32>):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 8, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[1]s, %[2]s, tensor<64xf32>) -> %[4]s
+  %%6 = const 0x00000000 : tensor<f32>
+  %%7 = max %%5, %%6 : (%[4]s, tensor<f32>) -> %[4]s
+%[6]s}`, xt, w1t, w2t, mid, ret, body)
+		path := filepath.Join(t.TempDir(), "g.niro")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if chain {
+			want = 1 // the second convolution's
+		}
+		if n := strings.Count(em.MLIR, "niro.epi_gn"); n != want {
+			t.Fatalf("chain %v: %d per-group roots, want %d:\n%s", chain, n, want, em.MLIR)
+		}
+		x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(64, 0.5)
+		w2, b2 := seq(numel(c2.w), 0.6), seq(48, 0.25)
+		y := convRef(c1, x, w1, b1)
+		for i := range y {
+			y[i] = max(y[i], 0)
+		}
+		if chain {
+			y = convRef(c2, y, w2, b2)
+		}
+		got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{64}, b1), tf32(c2.w, w2), tf32([]int64{48}, b2))
+		checkF32(t, got[0], y)
+	}
+}

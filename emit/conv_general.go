@@ -726,9 +726,11 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	case M < 2 || M%16 == 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16:
-		// Per group (conv_pergroup_epi.go): 2-D, no padding channel.
+		// Per group (conv_pergroup_epi.go): 2-D, no padding channel, not
+		// a channel multiplier that conv_dwmult.go's row form takes (with
+		// a channels-last result, which epilogueForm leaves to this form).
 		switch {
-		case S != 2 || Mg%16 == 1:
+		case S != 2 || Mg%16 == 1 || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]):
 			return "", false
 		case fe.channelsLast(op.Result):
 			return "gnhwc", true
