@@ -37,7 +37,9 @@ import (
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
 //     convolution of conv_general.go, whose grouped 2-D ones take nhwc and
-//     nchw (generalEpilogueForm); bits 32 or 16, the block of a 32- or
+//     nchw, and its per-group ones gnhwc and gnchw, the region written in
+//     the split view of the result (generalEpilogueForm,
+//     conv_pergroup_epi.go); bits 32 or 16, the block of a 32- or
 //     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or
 //     of f64 or f16, takes its cache block instead: the root is tagged
 //     niro.epi_mmk (an NCHW root) or niro.epi_mmkl (a channels-last one)
@@ -119,7 +121,7 @@ func mmkRows(M, OH, OW int64, elem niro.ScalarType) int64 {
 // planConvEpilogues fills fe.epiAttrs and fe.epiConv for the function's
 // entry block; planLayout must have run.
 func (fe *funcEmitter) planConvEpilogues() {
-	fe.epiAttrs, fe.epiConv = nil, nil
+	fe.epiAttrs, fe.epiConv, fe.epiSplit = nil, nil, nil
 	if fe.f.Body == nil || len(fe.f.Body.Blocks) != 1 {
 		return
 	}
@@ -213,8 +215,20 @@ func (fe *funcEmitter) planConvEpilogues() {
 			// The cache block: the layout's tag and the block's rows.
 			n := len(form) - 1
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
-		case rt.Elem == niro.F64:
+		case rt.Elem == niro.F64 || (form == "gnchw" || form == "gnhwc") && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"
+		}
+		if form == "gnchw" || form == "gnhwc" {
+			// The per-group form: the region in its split view
+			// (conv_pergroup_epi.go).
+			if fe.epiSplit == nil {
+				fe.epiSplit = map[niro.ValueID]*epiSplit{}
+			}
+			G := c.Groups
+			s := &epiSplit{G: G, Mg: rt.Dims[1] / G, last: last, root: root.ID, names: map[niro.ValueID]string{}}
+			for _, v := range vals[:committed] {
+				fe.epiSplit[v.ID] = s
+			}
 		}
 		for _, v := range vals[:committed] {
 			claimed[v.ID] = true

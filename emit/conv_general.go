@@ -1,7 +1,6 @@
 package emit
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -39,9 +38,12 @@ import (
 //     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
 //     over X gathered per output channel, where conv_dwmult.go's row form
 //     does not take it: a one-column output). With M/G ≥ 8 and at most 16
-//     groups, each group is a one-group convolution of its own on a slice
-//     of a per-group gather ([G, N·OD, Hp, Wp, C/G·KD]), writing its
-//     slice of a [G, N·OD, OH, OW, M/G] accumulator;
+//     groups, X is gathered per group ([G, N·OD, Hp, Wp, C/G·KD]), the
+//     filter as [G, C/G·KD, KH, KW, mp], and one rank-8 generic (g, n′,
+//     oh, ow, m′, c′, kh, kw), tagged niro.conv2dg (convPerGroup), writes
+//     a [G, N·OD, OH, OW, mp] accumulator: each group's block is the
+//     one-group block with a leading group index, the schedule's
+//     register block 1 × 1 × 1 × 8 × 32|16;
 //   - a one-group convolution whose kernel is 1 on every axis is a matrix
 //     product ([N·OD·OH·OW, C] by [C, M], niro.contraction), as in
 //     conv_nhwc.go (not for bf16, see convGeneral: a 2-D bf16 one is
@@ -54,12 +56,16 @@ import (
 //     block (generalEpilogueForm: the one-group and per-output-channel
 //     blocks), it reads the accumulator through its indexing map
 //     (convGeneralEpilogueFused) and is the epilogue region's first op.
-//     The per-group blocks keep it as a pass of its own: a root tile
-//     reads one slice of the accumulator, which is the last of a chain of
-//     G insert_slices, not one generic that fuse_into_containing_op can
-//     tile (gathering such a convolution per output channel instead, so
-//     that it fuses, measured 2× slower for 8 groups of 16 and 60× for 3
-//     groups of 80: X copied M/G times; docs/performance.md).
+//     The 2-D per-group block's epilogue is fused in the split view of
+//     the result ([N, G, M/G, OH, OW] or [N, OH, OW, G, M/G], so that a
+//     root tile stays in one group and reads the accumulator through a
+//     projected permutation: conv_pergroup_epi.go); a 1-D or 3-D one,
+//     and one with a padding channel (M/G = 16k + 1, whose root tiles
+//     would leave the block a one-channel remainder), keep it as a pass
+//     of its own (gathering such a convolution per output channel
+//     instead, so that the per-channel form fuses it, measured 2× slower
+//     for 8 groups of 16 and 60× for 3 groups of 80: X copied M/G times;
+//     docs/performance.md).
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -168,6 +174,11 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
+	case g.perGroup && fe.epiConv[op.Result.ID] && g.mp == g.Mg && g.S == 2:
+		// The epilogue in the block (conv_pergroup_epi.go): the region in
+		// the split view of the result.
+		g.epi = true
+		fe.convPerGroupEpilogueFused(op, rt, &g, fe.convPerGroup(&g))
 	case g.perGroup:
 		acc := fe.convPerGroup(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append([]int64{g.G}, append(oneRow, g.mp)...), "[[0], [1, 2], [3], [4], [5]]", true)
@@ -427,9 +438,14 @@ func b2i(b bool) int {
 	return 0
 }
 
-// convPerGroup writes one rank-7 generic per group, each on its slice of
-// a per-group gather of X and of the filter, into its slice of a
-// [G, N·OD, OH, OW, M/G] accumulator, which it returns.
+// convPerGroup writes the rank-8 generic of a grouped convolution with
+// M/G ≥ 8 output channels per group and at most 16 groups: loops (g, n′,
+// oh, ow, m′, c′, kh, kw), tagged niro.conv2dg, over a per-group gather
+// of X ([KW?,] G, N·OD, Hp, Wp or OW, C/G·KD) and the filter [G, C/G·KD,
+// KH, KW, mp], into a zero-filled [G, N·OD, OH, OW, mp] accumulator,
+// which it returns. Each group's block is the one-group block of
+// convBlock with a leading group index: the same sums, c′ then kh then kw
+// ascending from zero.
 func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 	var dims []int64
 	var sizes []int
@@ -451,44 +467,26 @@ func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 	xg := fe.gatherZero(g.xname, g.xtyp, g.xElem, g.elem, dims, fe.nhwcAxes(g.x, axes))
 	xg, xgDims := fe.collapse(xg, dims, g.elem, sizes...)
 	wT, wDims := fe.transposedFilter(g)
-	NP := g.N * g.o[0]
-	accDims := []int64{g.G, NP, g.o[1], g.o[2], g.mp}
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
+	row := windowExpr(d(2), g.stride[1], d(6), g.dil[1])
+	xExprs := []string{d(0), d(1), row, windowExpr(d(3), 1, d(7), g.dil[2]), d(5)}
+	if g.colStride {
+		xExprs = []string{d(7), d(0), d(1), row, d(3), d(5)}
+	}
+	accDims := []int64{g.G, g.N * g.o[0], g.o[1], g.o[2], g.mp}
 	accTyp := tensorTypeOf(accDims, g.acc)
-	dest := fe.empty(accDims, g.acc, nil)
-	// The group axis of the gather: after kw with a column stride.
-	gAxis := b2i(g.colStride)
-	sliceOf := func(t string, dims []int64, axis int, i int64) (string, []int64) {
-		offs := make([]string, len(dims))
-		szs := make([]string, len(dims))
-		ones := make([]string, len(dims))
-		var rdims []int64
-		for j, e := range dims {
-			offs[j], szs[j], ones[j] = "0", strconv.FormatInt(e, 10), "1"
-			if j == axis {
-				offs[j], szs[j] = strconv.FormatInt(i, 10), "1"
-				continue
-			}
-			rdims = append(rdims, e)
-		}
-		r := fe.tmp()
-		fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", r, t, strings.Join(offs, ", "), strings.Join(szs, ", "), strings.Join(ones, ", "),
-			tensorTypeOf(dims, g.elem), tensorTypeOf(rdims, g.elem))
-		return r, rdims
-	}
-	blkDims := accDims[1:]
-	blkTyp := tensorTypeOf(blkDims, g.acc)
-	for i := int64(0); i < g.G; i++ {
-		xs, xsDims := sliceOf(xg, xgDims, gAxis, i)
-		ws, wsDims := sliceOf(wT, wDims, 0, i)
-		pos := fmt.Sprintf("[%d, 0, 0, 0, 0] [1, %d, %d, %d, %d] [1, 1, 1, 1, 1]", i, blkDims[0], blkDims[1], blkDims[2], blkDims[3])
-		init := fe.tmp()
-		fe.line("%s = tensor.extract_slice %s%s : %s to %s", init, dest, pos, accTyp, blkTyp)
-		blk := fe.convBlock(g, xs, xsDims, ws, wsDims, g.mp, init)
-		next := fe.tmp()
-		fe.line("%s = tensor.insert_slice %s into %s%s : %s into %s", next, blk, dest, pos, blkTyp, accTyp)
-		dest = next
-	}
-	return dest
+	filled := fe.fill(fe.empty(accDims, g.acc, nil), accTyp, g.acc, fe.scalarConst(g.accElem, 0), 5)
+	sum := fe.tmp()
+	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
+		[]genericOperand{
+			{name: xg, typ: tensorTypeOf(xgDims, g.elem), elem: g.elem, amap: affineMap(8, xExprs)},
+			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(8, []string{d(0), d(5), d(6), d(7), d(4)})},
+		},
+		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(8, []string{d(0), d(1), d(2), d(3), d(4)})},
+		g.tag("niro.conv2dg", g.mp), func(args []string) string {
+			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
+		})
+	return sum
 }
 
 // convPointwise writes a one-group convolution whose kernel is 1 on every
@@ -696,18 +694,21 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 //
 //   - "c1d": a 1-D convolution, NCH result (loops n, m, ow);
 //   - "c3d": a 3-D one, NCDHW result (loops n, m, od, oh, ow);
-//   - "nchw" and "nhwc": a grouped 2-D one, as conv_nhwc.go's forms.
+//   - "nchw" and "nhwc": a grouped 2-D one, as conv_nhwc.go's forms;
+//   - "gnchw" and "gnhwc": a 2-D per-group one (M/G ≥ 8, at most 16
+//     groups), its region in the split view of the result (loops n, g,
+//     m′, oh, ow or n, oh, ow, g, m′; conv_pergroup_epi.go).
 //
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
-// Not taken: the per-group form (several generics, one slice of the
-// accumulator each), a block channel count of 16k + 1 (the padding
-// channel), a channel multiplier that conv_dwmult.go's row form takes (an
-// NCHW result; with a channels-last one it is the per-output-channel
-// depthwise block here, nhwc), and channels-last 1-D or 3-D values. These
+// Not taken: a 1-D or 3-D per-group form, a per-group block of 16k + 1
+// channels, a block channel count of 16k + 1 (the padding channel), a
+// channel multiplier that conv_dwmult.go's row form takes (an NCHW
+// result; with a channels-last one it is the per-output-channel depthwise
+// block here, nhwc), and channels-last 1-D or 3-D values. These
 // do not occur: planLayout (layout.go) makes a value channels-last only
 // where a 2-D convolution or pool defines it or an op carries a
 // channels-last operand's layout, and drops the X of every convolution
@@ -742,8 +743,17 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	switch {
 	case M < 2 || M%16 == 1:
 		return "", false
-	case G > 1 && Mg >= 8 && G <= 16: // per group
-		return "", false
+	case G > 1 && Mg >= 8 && G <= 16:
+		// Per group (conv_pergroup_epi.go): 2-D, no padding channel, not
+		// a channel multiplier that conv_dwmult.go's row form takes (with
+		// a channels-last result, which epilogueForm leaves to this form).
+		switch {
+		case S != 2 || Mg%16 == 1 || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]):
+			return "", false
+		case fe.channelsLast(op.Result):
+			return "gnhwc", true
+		}
+		return "gnchw", true
 	case pwOK:
 		// A 1-D or 3-D pointwise one: the NC… product with its cache
 		// block (conv_pw1d3d.go), as the 2-D 1×1 product's mmk form.

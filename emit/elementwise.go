@@ -46,6 +46,11 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 		fe.opErrorf(op, "%s %s: the result must be a ranked tensor, has %s", op.Name(), name(res), typeName(res.Type))
 		return
 	}
+	if s := fe.epiSplit[res.ID]; s != nil {
+		// A per-group convolution's epilogue (conv_pergroup_epi.go).
+		fe.elementwiseSplit(s, op, res, operands, body)
+		return
+	}
 	if fe.channelsLast(res) {
 		fe.elementwiseNHWC(op, res, operands, body)
 		return

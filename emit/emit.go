@@ -274,10 +274,11 @@ type funcEmitter struct {
 	temp     int            // next %tN
 	consts   map[int64]bool // index constants used, hoisted into the prologue
 	constSeq []int64
-	badValue map[niro.ValueID]bool // values already reported
-	nhwc     map[niro.ValueID]bool // 4-D values kept channels-last (layout.go)
-	epiAttrs map[string]string     // extra generic attributes by result name (conv_epilogue.go)
-	epiConv  map[niro.ValueID]bool // convolutions whose epilogue is fused (conv_epilogue.go)
+	badValue map[niro.ValueID]bool      // values already reported
+	nhwc     map[niro.ValueID]bool      // 4-D values kept channels-last (layout.go)
+	epiAttrs map[string]string          // extra generic attributes by result name (conv_epilogue.go)
+	epiConv  map[niro.ValueID]bool      // convolutions whose epilogue is fused (conv_epilogue.go)
+	epiSplit map[niro.ValueID]*epiSplit // per-group epilogue regions' values (conv_pergroup_epi.go)
 
 	typeCache [8]typeSpelling // the tensor types spelled last, for typ
 	nextType  int             // the entry of typeCache replaced next

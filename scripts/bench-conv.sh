@@ -12,7 +12,9 @@
 # its 1×1 ones (the register block and the product's cache blocks), CASES=general_epilogue the
 # 1-D, grouped and 3-D convolutions with a bias (BatchNormalization) and Relu of scripts/genconv/general_epilogue.go
 # (the pointwise 1-D and 3-D ones and the per-group grouped3x3g8 and shuffle1x1g3 among them, and the depthwise
-# dwmult2_bn_relu6 with a channel multiplier, BatchNormalization and Clip),
+# dwmult2_bn_relu6 with a channel multiplier, BatchNormalization and Clip), CASES=pergroup the per-group grouped
+# convolutions (ShuffleNet's 3 groups of 80 and 20, 1×1, and 8 groups of 16, 3×3) alone and with BatchNormalization
+# and Relu,
 # CASES=depthwise MobileNetV2's depthwise 3×3 convolutions at strides 1 and 2, alone and with
 # BatchNormalization and Clip or HardSwish (depthwise.go), CASES=onech the one-output-channel heads (bias and
 # Sigmoid) and 16k + 1 channels (epilogue.go), CASES=pw1d3d larger 1-D and 3-D pointwise ones
@@ -39,7 +41,7 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [pointwise2048x7_bn_relu]="x=1x2048x7x7" [pointwise512x28_bn_relu]="x=1x512x28x28" [pointwise1024x14_add]="x=1x1024x14x14 r=1x256x14x14"
   [pointwise256x7_bn_relu]="x=1x256x7x7" [pointwise128x28_bn_relu]="x=1x128x28x28" [pointwise512x14_f64_bn_relu]="x=1x512x14x14"
   [conv1d_bias_relu]="x=1x64x1000" [grouped3x3g32_bn_relu]="x=1x128x28x28" [conv3d_bias_relu]="x=1x16x8x28x28"
-  [conv1d_pw_bias_relu]="x=1x32x1000" [conv3d_pw_bn_relu]="x=1x16x8x28x28" [grouped3x3g8_bn_relu]="x=1x128x28x28" [shuffle1x1g3_bn_relu]="x=1x240x28x28" [dwmult2_bn_relu6]="x=1x32x56x56"
+  [conv1d_pw_bias_relu]="x=1x32x1000" [conv3d_pw_bn_relu]="x=1x16x8x28x28" [grouped3x3g8_bn_relu]="x=1x128x28x28" [shuffle1x1g3_bn_relu]="x=1x240x28x28" [shuffle1x1g3m60_bn_relu]="x=1x240x28x28" [dwmult2_bn_relu6]="x=1x32x56x56"
   [head3x3_m1_sigmoid]="x=1x64x56x56" [head1x1_m1_sigmoid]="x=1x32x112x112" [head1x1_m1c64_sigmoid]="x=1x64x56x56"
   [conv28_m17_bn_relu]="x=1x64x28x28" [conv28_m33_bn_relu]="x=1x64x28x28"
   [conv1d_pw512x200_bias_relu]="x=1x512x200" [conv1d_pw384x1000_bn_relu]="x=1x384x1000" [conv3d_pw256x8x14_bn_relu]="x=1x256x8x14x14"
@@ -54,7 +56,7 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [pointwise2048x7_bn_relu]=102760448 [pointwise512x28_bn_relu]=102760448 [pointwise1024x14_add]=102760448
   [pointwise256x7_bn_relu]=51380224 [pointwise128x28_bn_relu]=102760448 [pointwise512x14_f64_bn_relu]=51380224
   [conv1d_bias_relu]=24576000 [grouped3x3g32_bn_relu]=7225344 [conv3d_bias_relu]=173408256
-  [conv1d_pw_bias_relu]=4096000 [conv3d_pw_bn_relu]=6422528 [grouped3x3g8_bn_relu]=28901376 [shuffle1x1g3_bn_relu]=30105600 [dwmult2_bn_relu6]=3612672
+  [conv1d_pw_bias_relu]=4096000 [conv3d_pw_bn_relu]=6422528 [grouped3x3g8_bn_relu]=28901376 [shuffle1x1g3_bn_relu]=30105600 [shuffle1x1g3m60_bn_relu]=7526400 [dwmult2_bn_relu6]=3612672
   [head3x3_m1_sigmoid]=3612672 [head1x1_m1_sigmoid]=802816 [head1x1_m1c64_sigmoid]=401408
   [conv28_m17_bn_relu]=15353856 [conv28_m33_bn_relu]=29804544
   [conv1d_pw512x200_bias_relu]=209715200 [conv1d_pw384x1000_bn_relu]=294912000 [conv3d_pw256x8x14_bn_relu]=411041792
@@ -63,6 +65,7 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [head3x3w14_m1_sigmoid]=451584 [head3x3s2_m1_sigmoid]=903168 [pw_head3x3w28_m1]=1254400)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
+if [ "$cases" = pergroup ]; then cases="grouped3x3g8 shuffle1x1g3 grouped3x3g8_bn_relu shuffle1x1g3_bn_relu shuffle1x1g3m60_bn_relu"; fi
 if [ "$cases" = general_epilogue ]; then cases="conv1d_bias_relu grouped3x3g32_bn_relu conv3d_bias_relu conv1d_pw_bias_relu conv3d_pw_bn_relu grouped3x3g8_bn_relu shuffle1x1g3_bn_relu dwmult2_bn_relu6"; fi
 
 if [ "$cases" = depthwise ]; then

@@ -50,13 +50,17 @@
 // 1-D and 3-D blocks of emit/conv_general.go are fused through the
 // read-back's rank-reducing slice (@conv_epi_c1d32, @conv_epi_slice_fuse)
 // or expand_shape (@conv_epi_c3d32), its grouped 2-D ones as the
-// channels-last form's; a small 1-D or 3-D pointwise one is emitted as
-// the rank-7 block (kernel 1) and takes the same sequences, a larger one
-// as the NC… product (emit/conv_pw1d3d.go, roots niro.epi_mmk1d and
+// channels-last form's; a 1-D or 3-D pointwise one is emitted as the
+// NC… product (emit/conv_pw1d3d.go, roots niro.epi_mmk1d and
 // niro.epi_mmk3d) and takes the cache block (@conv_epi_mmk_pw_tiles,
-// @conv_epi_mmk1d_inner, @conv_epi_mmk3d_inner). The per-group
-// blocks (one generic per group into slices of one accumulator) keep
-// their epilogue as a pass of its own.
+// @conv_epi_mmk1d_inner, @conv_epi_mmk3d_inner). A per-group
+// grouped convolution is one rank-8 generic (niro.conv2dg: loops g, n,
+// oh, ow, m, c, kh, kw; @conv_match8_f32, @conv_tile8_32, @conv_steps8:
+// the rank-7 steps with a leading group tile of 1); a 2-D one's epilogue
+// is emitted in the split view of the result (loops n, g, m, oh, ow or
+// n, oh, ow, g, m; emit/conv_pergroup_epi.go), whose root
+// (niro.epi_gnchw<bits>, niro.epi_gnhwc<bits>) is tiled by one group's
+// block and fused as the channels-last form's (@conv_epi_gnchw32).
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
@@ -320,6 +324,93 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+
+  // The per-group block of a grouped convolution (emit/conv_general.go,
+  // convPerGroup, tag niro.conv2dg: loops g, n, oh, ow, m, c, kh, kw, one
+  // generic for all groups): the steps of the rank-7 block with a leading
+  // group tile of 1 (register block 1 × 1 × 1 × 8 × 32|16, steps c, kh,
+  // kw by 1, peeled, hoisted, kw unrolled by 3).
+  transform.named_sequence @conv_match8_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c8 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3, 4] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[5, 6, 7] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match8_f64(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c8 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1, 2, 3, 4] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[5, 6, 7] {reduction} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %init = transform.match.structured.init %s[0] : (!transform.any_op) -> !transform.any_value
+      %bw = transform.match.structured.elemental_bitwidth %init : (!transform.any_value) -> !transform.param<i64>
+      %c64 = transform.param.constant 64 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %bw, %c64 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark8_32(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv8_block32" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_mark8_16(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv8_block16" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_tile8_32(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 32, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile8_16(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 16, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_steps8(%block: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lc {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+      transform.apply_patterns.vector.cast_away_vector_leading_one_dim
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
 
   // A static depthwise 2-D convolution (loops n, oh, ow, c, kh, kw).
   transform.named_sequence @conv_match_dw_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
@@ -1161,6 +1252,56 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%loh) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // A per-group grouped convolution's root in the split view of its
+  // result (emit/conv_pergroup_epi.go: loops n, g, m, oh, ow for an NCHW
+  // result, n, oh, ow, g, m channels-last; the rank-8 block niro.conv2dg_e
+  // reads the accumulator [G, N, OH, OW, M/G] through (g, n, oh, ow, m)):
+  // tiled by one group's block, 8 output columns by 32 (16) channels of
+  // one row, the loops nested n, g, oh, ow, m; the region, the read-back,
+  // the convolution and its fill are fused into the channel loop, and the
+  // region's tiles are marked niro.epi_gen for @conv_epi_blocks.
+  transform.named_sequence @conv_epi_gmark(%ln: !transform.op<"scf.for"> {transform.readonly}) {
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnchw32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 32, 1, 8] interchange = [0, 1, 3, 4, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnchw16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 16, 1, 8] interchange = [0, 1, 3, 4, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnhwc32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 32] interchange = [0, 3, 1, 2, 4]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnhwc16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 16] interchange = [0, 3, 1, 2, 4]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
     %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -1170,10 +1311,32 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %mconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.mm_e} in %root
       : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %convs, %rconvs, %dconvs, %mconvs : !transform.any_op
+    %gconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %all = transform.merge_handles %convs, %rconvs, %dconvs, %mconvs, %gconvs : !transform.any_op
     transform.foreach %all : !transform.any_op {
     ^bb0(%c: !transform.any_op):
       transform.include @conv_epi_fill failures(propagate) (%c) : (!transform.any_op) -> ()
+    }
+    %gn32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnchw32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnchw16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gl32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gl32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnhwc32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gl16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gl16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnhwc16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.include @conv_epi_mmk_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_mmk_pw_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
@@ -1284,6 +1447,12 @@ module attributes {transform.with_named_sequence} {
         @conv_match_dw_f32 -> @conv_mark_dw32,
         @conv_match_dw_f64 -> @conv_mark_dw16
       : (!transform.any_op) -> !transform.any_op
+    %gconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %gconvs
+        @conv_match8_f32 -> @conv_mark8_32,
+        @conv_match8_f64 -> @conv_mark8_16
+      : (!transform.any_op) -> !transform.any_op
     %e = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %root : (!transform.any_op) -> !transform.any_op
     %n32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc32} in %root : (!transform.any_op) -> !transform.any_op
     %n16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc16} in %root : (!transform.any_op) -> !transform.any_op
@@ -1315,10 +1484,17 @@ module attributes {transform.with_named_sequence} {
     // (marked niro.epi_gen in their tile loops): a 1×1 product's fill
     // tile, also rank 3, is not one.
     %eg = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gen} in %root : (!transform.any_op) -> !transform.any_op
-    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4 : !transform.any_op
+    %gp1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw32} in %root : (!transform.any_op) -> !transform.any_op
+    %gp2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw16} in %root : (!transform.any_op) -> !transform.any_op
+    %gp3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc32} in %root : (!transform.any_op) -> !transform.any_op
+    %gp4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc16} in %root : (!transform.any_op) -> !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %gp1, %gp2, %gp3, %gp4 : !transform.any_op
     transform.foreach_match restrict_root in %gall
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
-        @conv_match_epi_vec5 -> @conv_mark_epi_vec
+        @conv_match_epi_vec5 -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5g -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5gl -> @conv_mark_epi_vec,
+        @conv_match_epi_vec5gf -> @conv_mark_epi_vec
       : (!transform.any_op) -> !transform.any_op
     // The vector tiles of the 1-D and 3-D cache blocks (@conv_epi_mmk1d_inner,
     // @conv_epi_mmk3d_inner).
@@ -1455,6 +1631,88 @@ module attributes {transform.with_named_sequence} {
       transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
       %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
       transform.match.param.cmpi le %d3, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  // The split-view tiles of a per-group root: 1 × 1 × ≤ 32 × 1 × ≤ 8
+  // (n, g, m, oh, ow) and 1 × 1 × ≤ 8 × 1 × ≤ 32 (n, oh, ow, g, m), and
+  // the fused convolution's fill tile, 1 × 1 × 1 × ≤ 8 × ≤ 32 (g, n, oh,
+  // ow, m).
+  transform.named_sequence @conv_match_epi_vec5g(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c32 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec5gl(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c8 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c32 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec5gf(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c5 = transform.param.constant 5 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c5 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c8 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c32 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
@@ -1850,6 +2108,12 @@ module attributes {transform.with_named_sequence} {
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
+    %gconvs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %gconvs
+        @conv_match8_f32 -> @conv_mark8_32,
+        @conv_match8_f64 -> @conv_mark8_16
+      : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rows
@@ -1871,6 +2135,12 @@ module attributes {transform.with_named_sequence} {
     %t16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile16 failures(propagate) (%t16) : (!transform.any_op) -> ()
+    %g32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile8_32 failures(propagate) (%g32) : (!transform.any_op) -> ()
+    %g16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile8_16 failures(propagate) (%g16) : (!transform.any_op) -> ()
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile_rows32 failures(propagate) (%r32) : (!transform.any_op) -> ()
@@ -1898,6 +2168,15 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %blocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gb32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %gb16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %gblocks = transform.merge_handles %gb32, %gb16 : !transform.any_op
+    transform.foreach %gblocks : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps8 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %rsteps = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
       : (!transform.any_op) -> !transform.any_op

@@ -25,8 +25,9 @@ import (
 // 1×32×1000 → 64, and conv3d_pw_bn_relu.onnx, 1×16×8×28×28 → 32, with
 // BatchNormalization; the per-group forms grouped3x3g8_bn_relu.onnx
 // (1×128×28×28 → 128, 8 groups, 3×3) and shuffle1x1g3_bn_relu.onnx
-// (ShuffleNet's 1×240×28×28 → 240, 3 groups, 1×1), with
-// BatchNormalization; dwmult2_bn_relu6.onnx: the depthwise 3×3 with a
+// (ShuffleNet's 1×240×28×28 → 240, 3 groups, 1×1) and
+// shuffle1x1g3m60_bn_relu.onnx (its bottleneck's 240 → 60, 3 groups of
+// 20, 1×1), with BatchNormalization; dwmult2_bn_relu6.onnx: the depthwise 3×3 with a
 // channel multiplier of 2, 1×32×56×56 → 64, with BatchNormalization and
 // Relu6 (Clip to [0, 6]); the larger pointwise
 // conv1d_pw512x200_bias_relu.onnx, conv1d_pw384x1000_bn_relu.onnx and
@@ -97,6 +98,7 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("conv3d_pw_bn_relu", []int64{1, 16, 8, 28, 28}, []int64{32, 16, 1, 1, 1}, 1, 0, true)
 	model("grouped3x3g8_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 16, 3, 3}, 8, 1, true)
 	model("shuffle1x1g3_bn_relu", []int64{1, 240, 28, 28}, []int64{240, 80, 1, 1}, 3, 0, true)
+	model("shuffle1x1g3m60_bn_relu", []int64{1, 240, 28, 28}, []int64{60, 80, 1, 1}, 3, 0, true)
 	model("dwmult2_bn_relu6", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, true)
 	// Larger pointwise ones (the NC… product's cache block,
 	// emit/conv_pw1d3d.go): 1×512×200 → 1024 with its bias and Relu,

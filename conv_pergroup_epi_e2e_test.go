@@ -1,0 +1,315 @@
+package main
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/niro-dev/niro/emit"
+)
+
+// pgEpiCases are per-group grouped convolutions (emit/conv_general.go,
+// M/G ≥ 8 output channels per group, at most 16 groups: one rank-8
+// generic niro.conv2dg_e) whose epilogue is fused in the split view of the
+// result (emit/conv_pergroup_epi.go, roots niro.epi_gnchw<bits>): 3 and 8
+// groups, Mg = 8, 16, 20, 24, 80 (channel remainders of 8 and 16 after the
+// 32-channel block, of 4 and 8 after the 16-channel block of f64 and of
+// f32's 20 and 24, perGroupBlock16), output widths
+// leaving column remainders, strides (a column stride takes the
+// per-kernel-column gather), dilation, two images, 1×1 and 3×3 kernels,
+// BatchNormalization and Relu, HardSwish, a residual Add, the bias alone,
+// f32 and f64.
+var pgEpiCases = []genEpiCase{
+	{name: "g3_mg80_1x1_bn_relu", conv: convCase{x: []int64{1, 24, 5, 13}, w: []int64{240, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 3, bias: true}, elem: "f32", body: "bn", form: "gnchw32"},
+	{name: "g8_mg16_3x3_hardswish", conv: convCase{x: []int64{1, 32, 7, 11}, w: []int64{128, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}, elem: "f32", body: "hardswish", form: "gnchw32"},
+	{name: "g3_mg24_strided_residual", conv: convCase{x: []int64{2, 12, 11, 13}, w: []int64{72, 4, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f32", body: "residual", form: "gnchw16"},
+	// ShuffleNet's bottleneck 1×1, 3 groups of 20 (the 16-channel block,
+	// perGroupBlock16: 16 + 4 channels).
+	{name: "g3_mg20_1x1_bn_relu", conv: convCase{x: []int64{1, 24, 6, 11}, w: []int64{60, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 3, bias: true}, elem: "f32", body: "bn", form: "gnchw16"},
+	{name: "g8_mg8_dilated_bias", conv: convCase{x: []int64{1, 16, 9, 10}, w: []int64{64, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{2, 1}, pads: []int64{2, 1, 2, 1}, groups: 8, bias: true}, elem: "f32", body: "bias", form: "gnchw32"},
+	{name: "g3_mg24_bn_relu_f64", conv: convCase{x: []int64{1, 9, 6, 11}, w: []int64{72, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f64", body: "bn", form: "gnchw16"},
+	{name: "g8_mg16_residual_f64", conv: convCase{x: []int64{2, 16, 5, 9}, w: []int64{128, 2, 3, 3}, strides: []int64{1, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}, elem: "f64", body: "residual", form: "gnchw16"},
+	{name: "g3_mg80_hardswish_nobias", conv: convCase{x: []int64{1, 12, 4, 10}, w: []int64{240, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3}, elem: "f32", body: "hardswish", form: "gnchw32"},
+}
+
+// checkGenEpiFused checks one case of conv_general.go's fused epilogue:
+// the root's tag in the emitted text; on the IR after
+// linalg-fuse-elementwise-ops, the epilogue's arithmetic inside the
+// convolution's tile loop on vectors, after the block's sum, and in no
+// generic outside a loop; the bits of host-O0 and of a Go loop.
+func checkGenEpiFused(t *testing.T, c genEpiCase) {
+	t.Helper()
+	src := c.program()
+	if !c.conv.bias {
+		// The convolution without its bias operand (the function keeps
+		// the parameter, unused).
+		bt := dimsText(c.conv.out()[1:2], c.elem)
+		src = strings.Replace(src, "conv %0, %1, %15 ", "conv %0, %1 ", 1)
+		src = strings.Replace(src, ", "+bt+") -> ", ") -> ", 1)
+	}
+	path := filepath.Join(t.TempDir(), c.name+".niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(em.MLIR, "niro.epi_"+c.form+" ") && !strings.Contains(em.MLIR, "niro.epi_"+c.form+"}") {
+		t.Fatalf("no niro.epi_%s root in the emitted text:\n%s", c.form, em.MLIR)
+	}
+	if strings.HasPrefix(c.form, "gn") && !strings.Contains(em.MLIR, "niro.conv2dg_e") {
+		t.Fatalf("no niro.conv2dg_e block in the emitted text:\n%s", em.MLIR)
+	}
+	ops := map[string][]string{
+		"bias":      {"arith.addf"},
+		"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
+		"hardswish": {"arith.minimumf", "arith.maximumf"},
+		"residual":  {"arith.maximumf"},
+	}[c.body]
+	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	loops := 0
+	for _, s := range funcStatements(ir) {
+		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+		if strings.Contains(head, "= linalg.generic") {
+			for _, op := range ops {
+				if strings.Contains(s, op) {
+					t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
+				}
+			}
+		}
+		if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
+			continue
+		}
+		in := true
+		for _, op := range ops {
+			in = in && strings.Contains(s[strings.Index(s, "arith.mulf"):], op)
+		}
+		if in {
+			loops++
+		}
+	}
+	if loops == 0 {
+		t.Errorf("no tile loop computes the epilogue after the block's sum")
+	}
+	for _, l := range strings.Split(ir, "\n") {
+		for _, op := range ops {
+			if strings.Contains(l, op+" ") && !strings.Contains(l, "vector<") {
+				t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+		return
+	}
+	checkGenEpiBits(t, c, src)
+}
+
+// checkGenEpiBits runs src, c's program, under host and host-O0 and
+// checks the result bit for bit against the Go loop (genEpiWant).
+func checkGenEpiBits(t *testing.T, c genEpiCase, src string) {
+	t.Helper()
+	out := c.conv.out()
+	ch := int(out[1])
+	pd := append([]int64{out[1]}, make1s(len(out)-2)...)
+	x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
+	if !c.conv.bias {
+		b = make([]float32, ch)
+	}
+	p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
+	for i := range p3 {
+		p3[i] += 2 // away from 0 for the division
+	}
+	if c.elem == "f32" {
+		got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
+		checkF32(t, got[0], genEpiWant(c, x, w, b, p2, p3, r))
+		return
+	}
+	wide := func(v []float32, k float64) []float64 {
+		o := make([]float64, len(v))
+		for i, f := range v {
+			o[i] = float64(f) * k // inexact in f32
+		}
+		return o
+	}
+	x64, w64, b64 := wide(x, 1.1), wide(w, 0.9), wide(b, 1.3)
+	p264, p364, r64 := wide(p2, 1.1), wide(p3, 1.1), wide(r, 0.7)
+	got := runNiro(t, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
+	want := genEpiWant(c, x64, w64, b64, p264, p364, r64)
+	if len(got) != 8*len(want) {
+		t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
+	}
+	for i, v := range want {
+		if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
+			t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
+		}
+	}
+}
+
+// TestConvPerGroupEpilogueFused checks pgEpiCases (checkGenEpiFused).
+func TestConvPerGroupEpilogueFused(t *testing.T) {
+	requireTools(t)
+	for _, c := range pgEpiCases {
+		t.Run(c.name, func(t *testing.T) { checkGenEpiFused(t, c) })
+	}
+}
+
+// TestConvPerGroupEpilogueFusedChannels checks per-group convolutions
+// whose epilogue is fused with a channels-last value between them: 8
+// groups of 8 with its bias and Relu kept channels-last (root
+// niro.epi_gnhwc32, loops n, oh, ow, g, m′), read by 4 groups of 12 that
+// write the NCHW result with a residual Add (niro.epi_gnchw32). OW = 10
+// leaves a column remainder of 2, Mg = 12 a block of 12 channels.
+func TestConvPerGroupEpilogueFusedChannels(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 32, 7, 10}, w: []int64{64, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}
+	c2 := convCase{x: []int64{1, 64, 7, 10}, w: []int64{48, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}
+	xt, w1t, w2t := dimsText(c1.x, "f32"), dimsText(c1.w, "f32"), dimsText(c2.w, "f32")
+	mid, res := dimsText(c1.out(), "f32"), dimsText(c2.out(), "f32")
+	src := fmt.Sprintf(`func @g(%[1]s, %[2]s, tensor<64xf32>, %[3]s, tensor<48xf32>, %[5]s) -> (%[5]s) {
+^bb0(%%0: %[1]s, %%1: %[2]s, %%2: tensor<64xf32>, %%3: %[3]s, %%4: tensor<48xf32>, %%9: %[5]s):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 8, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[1]s, %[2]s, tensor<64xf32>) -> %[4]s
+  %%6 = const 0x00000000 : tensor<f32>
+  %%7 = max %%5, %%6 : (%[4]s, tensor<f32>) -> %[4]s
+  %%8 = conv %%7, %%3, %%4 {dilations = [1, 1], group = 4, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[4]s, %[3]s, tensor<48xf32>) -> %[5]s
+  %%10 = add %%8, %%9 : (%[5]s, %[5]s) -> %[5]s
+  return %%10 : %[5]s
+}`, xt, w1t, w2t, mid, res)
+	path := filepath.Join(t.TempDir(), "g.niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"niro.epi_gnhwc32", "niro.epi_gnchw32"} {
+		if strings.Count(em.MLIR, tag) != 1 {
+			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(em.MLIR, tag))
+		}
+	}
+	if strings.Count(em.MLIR, "niro.conv2dg_e") != 2 {
+		t.Errorf("%d niro.conv2dg_e blocks in the emitted text, want 2", strings.Count(em.MLIR, "niro.conv2dg_e"))
+	}
+	if t.Failed() {
+		t.Logf("emitted:\n%s", em.MLIR)
+		return
+	}
+	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
+	loops := 0
+	for _, s := range funcStatements(ir) {
+		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.maximumf") || strings.Contains(s, "arith.addf")) {
+			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
+		}
+		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
+			loops++
+		}
+	}
+	if loops < 2 {
+		t.Errorf("%d tile loops with vector products, want 2 or more", loops)
+	}
+	if t.Failed() {
+		t.Logf("IR:\n%s", ir)
+		return
+	}
+	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(64, 0.5)
+	w2, b2 := seq(numel(c2.w), 0.6), seq(48, 0.25)
+	r := seq(numel(c2.out()), 0.9)
+	y := convRef(c1, x, w1, b1)
+	for i := range y {
+		y[i] = max(y[i], 0)
+	}
+	want := convRef(c2, y, w2, b2)
+	for i := range want {
+		want[i] = float32(want[i] + r[i])
+	}
+	got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{64}, b1), tf32(c2.w, w2), tf32([]int64{48}, b2), tf32(c2.out(), r))
+	checkF32(t, got[0], want)
+}
+
+// TestConvPerGroupEpiloguePaddingChannel checks a per-group convolution
+// whose group block has 16k + 1 channels (2 groups of 17: a padding
+// channel, mp = 18): its epilogue is not fused (a root tile would leave the
+// block a one-channel remainder), the rank-8 block still takes it, and
+// the result has the bits of host-O0 and the Go loop.
+func TestConvPerGroupEpiloguePaddingChannel(t *testing.T) {
+	requireTools(t)
+	c := genEpiCase{name: "g2_mg17_bn_relu", conv: convCase{x: []int64{1, 8, 6, 11}, w: []int64{34, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true}, elem: "f32", body: "bn"}
+	src := c.program()
+	path := filepath.Join(t.TempDir(), c.name+".niro")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(em.MLIR, "niro.epi_gn") || strings.Contains(em.MLIR, "niro.conv2dg_e") || !strings.Contains(em.MLIR, "niro.conv2dg") {
+		t.Fatalf("want the unfused rank-8 block (niro.conv2dg, no niro.epi_gn root):\n%s", em.MLIR)
+	}
+	ir := fusedIRThrough(t, path, "conv")
+	if strings.Contains(ir, "niro.conv2dg") {
+		t.Fatalf("a niro.conv2dg generic is left after the convolution schedule:\n%s", ir)
+	}
+	checkGenEpiBits(t, c, src)
+}
+
+// TestConvPerGroupEpilogueChannelMultiplier checks that a depthwise
+// convolution with a channel multiplier of 8 (8 groups of 8 output
+// channels, one input channel each), which conv_dwmult.go's row form
+// lowers, is not given the per-group form's split epilogue, with an NCHW
+// result or a channels-last one (read by a per-group convolution), and
+// that the results have the bits of host-O0 and the Go loop.
+func TestConvPerGroupEpilogueChannelMultiplier(t *testing.T) {
+	requireTools(t)
+	c1 := convCase{x: []int64{1, 8, 7, 10}, w: []int64{64, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}
+	c2 := convCase{x: []int64{1, 64, 7, 10}, w: []int64{48, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}
+	xt, w1t, w2t := dimsText(c1.x, "f32"), dimsText(c1.w, "f32"), dimsText(c2.w, "f32")
+	mid, res := dimsText(c1.out(), "f32"), dimsText(c2.out(), "f32")
+	for _, chain := range []bool{false, true} {
+		body := fmt.Sprintf("  return %%7 : %s\n", mid)
+		ret := mid
+		if chain {
+			body = fmt.Sprintf("  %%8 = conv %%7, %%3, %%4 {dilations = [1, 1], group = 4, pads = [1, 1, 1, 1], strides = [1, 1]} : (%s, %s, tensor<48xf32>) -> %s\n  return %%8 : %s\n", mid, w2t, res, res)
+			ret = res
+		}
+		src := fmt.Sprintf(`func @g(%[1]s, %[2]s, tensor<64xf32>, %[3]s, tensor<48xf32>) -> (%[5]s) {
+^bb0(%%0: %[1]s, %%1: %[2]s, %%2: tensor<64xf32>, %%3: %[3]s, %%4: tensor<48xf32>):
+  %%5 = conv %%0, %%1, %%2 {dilations = [1, 1], group = 8, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[1]s, %[2]s, tensor<64xf32>) -> %[4]s
+  %%6 = const 0x00000000 : tensor<f32>
+  %%7 = max %%5, %%6 : (%[4]s, tensor<f32>) -> %[4]s
+%[6]s}`, xt, w1t, w2t, mid, ret, body)
+		path := filepath.Join(t.TempDir(), "g.niro")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		em, err := emitModel(path, ShapeFlags{}, emit.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if chain {
+			want = 1 // the second convolution's
+		}
+		if n := strings.Count(em.MLIR, "niro.epi_gn"); n != want {
+			t.Fatalf("chain %v: %d per-group roots, want %d:\n%s", chain, n, want, em.MLIR)
+		}
+		x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(64, 0.5)
+		w2, b2 := seq(numel(c2.w), 0.6), seq(48, 0.25)
+		y := convRef(c1, x, w1, b1)
+		for i := range y {
+			y[i] = max(y[i], 0)
+		}
+		if chain {
+			y = convRef(c2, y, w2, b2)
+		}
+		got := runNiro(t, src, tf32(c1.x, x), tf32(c1.w, w1), tf32([]int64{64}, b1), tf32(c2.w, w2), tf32([]int64{48}, b2))
+		checkF32(t, got[0], y)
+	}
+}
