@@ -132,15 +132,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	if g.perGroup {
 		block = g.Mg
 	}
-	if block%16 == 1 {
+	if block%16 == 1 && (g.G > 1 || block == 1) {
+		// (One group of 16k + 1 channels, k ≥ 1, keeps them: the
+		// schedule's one-channel remainder block, @conv_steps1.)
 		g.mp++
-	}
-	if g.G == 1 && block == 17 && g.accElem != niro.F64 {
-		// A block of 18 channels of a 4-byte accumulator measured 4×
-		// slower than one of 32 (the schedule's 32-channel register
-		// block, f32: 1×64×28×28 → 17, 3×3, 1.6 ms against 0.36 ms);
-		// 34 of 33 and 18 of f64 are not (docs/performance.md).
-		g.mp = 32
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
@@ -396,10 +391,19 @@ func (fe *funcEmitter) convBlock(g *convGeom, xg string, xgDims []int64, wT stri
 			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-		g.tag("niro.conv2d", M), func(args []string) string {
+		g.blockTag(M), func(args []string) string {
 			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
 		})
 	return sum
+}
+
+// blockTag is the tag of the rank-7 block generic of M channels: g.tag's,
+// or convBlockTag's niro.conv2d16 for an unfused one-group block.
+func (g *convGeom) blockTag(M int64) string {
+	if g.G == 1 && !g.epi {
+		return convTag(convBlockTag(M, g.accElem != niro.F64), M)
+	}
+	return g.tag("niro.conv2d", M)
 }
 
 // tag is the schedule's tag of a block generic with c channels: convTag's,
@@ -722,7 +726,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		unit = unit && k == 1
 	}
 	switch {
-	case M < 2 || M%16 == 1:
+	case M < 2 || M%16 == 1 && G > 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16: // per group
 		return "", false

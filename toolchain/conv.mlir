@@ -267,6 +267,71 @@ module attributes {transform.with_named_sequence} {
   }
 
 
+  // A one-channel block (a block channel count of 16k + 1 leaves one
+  // after the 16- or 32-channel blocks): steps 3 to 5 in another order.
+  // Folded as the others, its step is acc[ow] += x[ow] · w, a vector
+  // along the block's 8 output columns (x gathered, w broadcast); but
+  // folding and canonicalization applied together, and the transfer
+  // patterns applied together (fold_tensor_subset_ops_into_vector_
+  // transfers, cast_away_vector_leading_one_dim,
+  // transfer_permutation_patterns) to the permuted transfer_write of that
+  // vector into the block's 1 × 1 × 8 × 1 accumulator slice, do not
+  // terminate in MLIR 22. So the folding and canonicalization run one
+  // after the other, the subset folding alone gives the step transfers
+  // on the loop-carried accumulator, the accumulator is hoisted out of
+  // kw, kh and c, and the permuted transfers left are lowered
+  // (transfer_permutation_patterns alone, then the unit transposes to
+  // shape casts: a vector<8x1> write, which the patterns together leave
+  // as it is) before any later block's steps apply them together.
+  transform.named_sequence @conv_match_block1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c7 = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c7 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %d, %c1 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_block1(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv_block1" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps1(%block: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.op<"scf.for">
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lc {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    %outer = transform.get_parent_op %lc : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.lower_transpose
+    } : !transform.any_op
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
   // A static depthwise 2-D convolution (loops n, oh, ow, c, kh, kw).
   transform.named_sequence @conv_match_dw_f32(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
@@ -1562,6 +1627,14 @@ module attributes {transform.with_named_sequence} {
         @conv_match_f32 -> @conv_mark32,
         @conv_match_f64 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
+    // (niro.conv2d16: a 4-byte accumulator's block of 32k + 17 channels,
+    // given the 16-channel block, which leaves a one-channel remainder
+    // block rather than one of 17: emit/conv.go, convBlockTag.)
+    %tagged16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %tagged16
+        @conv_match_f32 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rows
@@ -1602,6 +1675,20 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_mmk_vec failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_mm_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
+    %a32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %a16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %ablocks = transform.merge_handles %a32, %a16 : !transform.any_op
+    transform.foreach_match restrict_root in %ablocks
+        @conv_match_block1 -> @conv_mark_block1
+      : (!transform.any_op) -> !transform.any_op
+    %ones = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block1} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %ones : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps1 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     %b16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root

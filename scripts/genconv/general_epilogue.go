@@ -96,4 +96,7 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("grouped3x3g8_bn_relu", []int64{1, 128, 28, 28}, []int64{128, 16, 3, 3}, 8, 1, true)
 	model("shuffle1x1g3_bn_relu", []int64{1, 240, 28, 28}, []int64{240, 80, 1, 1}, 3, 0, true)
 	model("dwmult2_bn_relu6", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, true)
+	// 16k + 1 output channels (bench-conv.sh CASES=chan16k1).
+	model("conv1d_m17_bias_relu", []int64{1, 64, 1000}, []int64{17, 64, 3}, 1, 1, false)
+	model("conv3d_m17_bias_relu", []int64{1, 16, 8, 28, 28}, []int64{17, 16, 3, 3, 3}, 1, 1, false)
 }
