@@ -80,12 +80,13 @@ type convGeom struct {
 	accElem              niro.ScalarType
 	perGroup, perChannel bool
 	// mp is the channel count of one block's accumulator per group (one
-	// group: of the whole): M/G, or M/G + 1 where the block's channel count
-	// would leave a remainder of one channel after the schedule's 16- or
-	// 32-wide blocks (a one-channel block the schedule's unit-dimension
-	// folding does not finish on in MLIR 22), or 32 for 17 channels of a
-	// 4-byte accumulator (faster). The extra channels' values are never
-	// read back.
+	// group: of the whole): M/G, or M/G + 1 for a grouped block of 16k + 1
+	// channels (the depthwise and per-group blocks' one-channel remainder,
+	// which the schedule's unit-dimension folding does not finish on in
+	// MLIR 22) and for one channel (a block of 2). A one-group block of
+	// 16k + 1 channels (k ≥ 1) keeps them: the schedule's one-channel
+	// remainder block (toolchain/conv.mlir, @conv_steps1). The extra
+	// channel's values are never read back.
 	mp int64
 	x  niro.Value
 	// epi: the epilogue is fused into the block (generalEpilogueForm);
@@ -701,8 +702,11 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // or c3d with the rank-7 block instead of its matrix product
 // (convGeneral): the same sums, c ascending from zero.
 // Not taken: the per-group form (several generics, one slice of the
-// accumulator each), a larger pointwise product, a block channel count
-// of 16k + 1 (the padding channel), a channel multiplier that
+// accumulator each), a larger pointwise product, a grouped block channel
+// count of 16k + 1 (the padding channel; a one-group one is fused, its
+// one-channel remainder tile vectorized along the output columns, and
+// 32k + 17 channels of a 4-byte accumulator take the 16-channel root tile,
+// epiBlock16), a channel multiplier that
 // conv_dwmult.go's row form takes, and channels-last 1-D or 3-D values.
 func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	rt, ok1 := rankedTensor(op.Result)

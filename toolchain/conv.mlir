@@ -27,6 +27,16 @@
 //   6. (2-D convolutions) the kw loop is unrolled by 3, whole for 3-wide
 //      kernels, a remainder loop otherwise; the steps keep their order.
 //
+// A block channel count of 16k + 1 leaves a peeled block of one channel
+// (32k + 1 for the 32-channel block; emit tags a 4-byte accumulator's
+// 32k + 17 channels niro.conv2d16, the 16-channel block, which leaves one
+// rather than a block of 17): it takes steps 3 to 5 in its own order
+// (@conv_steps1, before every other block's steps), since folding and
+// canonicalization together, and the transfer patterns together on its
+// permuted accumulator write, do not terminate in MLIR 22; its step is a
+// vector along the block's output columns (X gathered, the filter element
+// broadcast).
+//
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
 // blocks of 16 output channels by 16 output columns (8 for f64), vectors
