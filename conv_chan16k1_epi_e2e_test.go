@@ -27,9 +27,15 @@ var chan16k1Cases = []genEpiCase{
 	{name: "m33_bn_relu", conv: convCase{x: []int64{1, 6, 7, 10}, w: []int64{33, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "nchw32"},
 	{name: "m49_hardswish_strided", conv: convCase{x: []int64{1, 5, 13, 19}, w: []int64{49, 5, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "nchw16"},
 	{name: "m33_residual_batch2_dilated", conv: convCase{x: []int64{2, 4, 9, 11}, w: []int64{33, 4, 3, 2}, strides: []int64{1, 2}, dilations: []int64{2, 1}, pads: []int64{2, 0, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "nchw32"},
-	{name: "m17_wide_bias", conv: convCase{x: []int64{1, 4, 5, 32}, w: []int64{17, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bias", form: "nchw16"},
+	{name: "rows_m17_wide_bias", conv: convCase{x: []int64{1, 4, 5, 32}, w: []int64{17, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bias", form: "rows32"},
 	{name: "m17_bn_relu_f64", conv: convCase{x: []int64{1, 6, 7, 11}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f64", body: "bn", form: "nchw16"},
 	{name: "m33_residual_f64", conv: convCase{x: []int64{2, 3, 6, 9}, w: []int64{33, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 1, 1, 0}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "nchw16"},
+	// The row form (NCHW, OW a multiple of 8 from 16): a channel
+	// remainder of one after the 16-channel blocks, a column remainder of
+	// 8 (OW = 24), two images, f64.
+	{name: "rows_m17_bn_relu", conv: convCase{x: []int64{1, 6, 5, 24}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "rows32"},
+	{name: "rows_m33_residual_batch2", conv: convCase{x: []int64{2, 4, 6, 32}, w: []int64{33, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "rows32"},
+	{name: "rows_m17_hardswish_f64", conv: convCase{x: []int64{1, 5, 4, 16}, w: []int64{17, 5, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f64", body: "hardswish", form: "rows16"},
 	// 1×1 (the NCHW product's register block, 8 channels: a remainder of
 	// one).
 	{name: "mm_m17_bn_relu", conv: convCase{x: []int64{1, 16, 6, 20}, w: []int64{17, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mm32"},
@@ -71,7 +77,7 @@ func TestConvChan16k1EpilogueFused(t *testing.T) {
 			M := c.conv.w[0]
 			// The block's accumulator: the result's channel count, no
 			// padding channel.
-			mm := strings.HasPrefix(c.form, "mm")
+			mm := strings.HasPrefix(c.form, "mm") || strings.HasPrefix(c.form, "rows")
 			blk := regexp.MustCompile(`outs\(%\w+ : tensor<[\dx]+x(\d+)x`+c.elem+`>\) attrs = \{niro\.conv2d_e\}`).FindAllStringSubmatch(em.MLIR, -1)
 			if !mm && (len(blk) != 1 || blk[0][1] != fmt.Sprint(M)) {
 				t.Fatalf("want one niro.conv2d_e block of %d channels, got %v:\n%s", M, blk, em.MLIR)
@@ -135,9 +141,9 @@ func checkChan16k1Fused(t *testing.T, c genEpiCase, path string) {
 		}
 	}
 	// The one-channel block: a product on a 1-D vector of the block's
-	// columns (at most 8), the channel dimension folded away (a 1×1
-	// product's remainder channel: a vector along the output row).
-	one := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<[1-8]x` + c.elem + `>`)
+	// columns, the channel dimension folded away (a 1×1 product's
+	// remainder channel: a vector along the output row).
+	one := regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<\d+x` + c.elem + `>`)
 	if !strings.HasPrefix(c.form, "mm") && !one.MatchString(ir) {
 		t.Errorf("no one-channel block product on a vector of columns (vector<≤8x%s>)", c.elem)
 	}
@@ -250,7 +256,7 @@ func TestConvChan16k1EpilogueChannelsLast(t *testing.T) {
 // 16k + 1 channels: the emitted text with its epilogue root's tag and the
 // block's _e removed (as a convolution whose epilogue is not fused is
 // emitted), niro.conv2d16 for 32k + 17 channels of f32 (the 16-channel
-// block), niro.conv2d otherwise. The convolution schedule finishes
+// block), niro.conv2d otherwise, niro.conv2d_rows for the row form. The convolution schedule finishes
 // (lowerThroughConv), leaves no block generic (no reduction generic, no
 // block tag), and vectorizes the one-channel block along its columns.
 func TestConvChan16k1Unfused(t *testing.T) {
@@ -272,8 +278,9 @@ func TestConvChan16k1Unfused(t *testing.T) {
 			if c.elem == "f32" && c.conv.w[0]%32 == 17 {
 				tag = "niro.conv2d16"
 			}
-			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
+			src := regexp.MustCompile(`niro\.epi_(nhwc|nchw|rows)(32|16)`).ReplaceAllString(out.MLIR, "niro.not_a_root")
 			src = strings.ReplaceAll(src, "niro.conv_epi", "niro.not_epi")
+			src = strings.ReplaceAll(src, "niro.conv2d_rows_e", "niro.conv2d_rows")
 			src = strings.ReplaceAll(src, "niro.conv2d_e", tag)
 			ir := lowerThroughConv(t, src)
 			for _, left := range []string{"niro.conv2d", "niro.conv_block"} {
@@ -281,7 +288,7 @@ func TestConvChan16k1Unfused(t *testing.T) {
 					t.Errorf("%s left after the schedule", left)
 				}
 			}
-			if !regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<[1-8]x` + c.elem + `>`).MatchString(ir) {
+			if !regexp.MustCompile(`arith\.mulf %\w+, %\w+ : vector<\d+x` + c.elem + `>`).MatchString(ir) {
 				t.Errorf("no one-channel block product on a vector of columns")
 			}
 			for _, l := range strings.Split(ir, "\n") {

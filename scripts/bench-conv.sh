@@ -39,7 +39,7 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [conv1d_pw_bias_relu]="x=1x32x1000" [conv3d_pw_bn_relu]="x=1x16x8x28x28" [grouped3x3g8_bn_relu]="x=1x128x28x28" [shuffle1x1g3_bn_relu]="x=1x240x28x28" [dwmult2_bn_relu6]="x=1x32x56x56"
   [head3x3_m1_sigmoid]="x=1x64x56x56" [head1x1_m1_sigmoid]="x=1x32x112x112" [head1x1_m1c64_sigmoid]="x=1x64x56x56"
   [conv28_m17_bn_relu]="x=1x64x28x28" [conv28_m33_bn_relu]="x=1x64x28x28"
-  [conv28_m49_bn_relu]="x=1x64x28x28" [pointwise56_m17_bn_relu]="x=1x64x56x56" [conv1d_m17_bias_relu]="x=1x64x1000" [conv3d_m17_bias_relu]="x=1x16x8x28x28")
+  [conv28_m49_bn_relu]="x=1x64x28x28" [pointwise56_m17_bn_relu]="x=1x64x56x56" [conv56_m33_bn_relu]="x=1x64x56x56" [conv1d_m17_bias_relu]="x=1x64x1000" [conv3d_m17_bias_relu]="x=1x16x8x28x28")
 declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512 [pointwise1x1]=102760448
   [conv1d]=41943040 [grouped3x3g32]=7225344 [grouped3x3g8]=28901376 [shuffle1x1g3]=30105600
   [dwmult2]=3612672 [conv3d]=173408256
@@ -51,7 +51,7 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [conv1d_pw_bias_relu]=4096000 [conv3d_pw_bn_relu]=6422528 [grouped3x3g8_bn_relu]=28901376 [shuffle1x1g3_bn_relu]=30105600 [dwmult2_bn_relu6]=3612672
   [head3x3_m1_sigmoid]=3612672 [head1x1_m1_sigmoid]=802816 [head1x1_m1c64_sigmoid]=401408
   [conv28_m17_bn_relu]=15353856 [conv28_m33_bn_relu]=29804544
-  [conv28_m49_bn_relu]=44255232 [pointwise56_m17_bn_relu]=6823936 [conv1d_m17_bias_relu]=6528000 [conv3d_m17_bias_relu]=92123136)
+  [conv28_m49_bn_relu]=44255232 [pointwise56_m17_bn_relu]=6823936 [conv56_m33_bn_relu]=119218176 [conv1d_m17_bias_relu]=6528000 [conv3d_m17_bias_relu]=92123136)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
 if [ "$cases" = general_epilogue ]; then cases="conv1d_bias_relu grouped3x3g32_bn_relu conv3d_bias_relu conv1d_pw_bias_relu conv3d_pw_bn_relu grouped3x3g8_bn_relu shuffle1x1g3_bn_relu dwmult2_bn_relu6"; fi
@@ -70,7 +70,7 @@ if [ "$cases" = depthwise ]; then
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi
 if [ "$cases" = onech ]; then cases="head3x3_m1_sigmoid head1x1_m1_sigmoid head1x1_m1c64_sigmoid conv28_m17_bn_relu conv28_m33_bn_relu"; fi
-if [ "$cases" = chan16k1 ]; then cases="conv28_m17_bn_relu conv28_m33_bn_relu conv28_m49_bn_relu pointwise56_m17_bn_relu conv1d_m17_bias_relu conv3d_m17_bias_relu"; fi
+if [ "$cases" = chan16k1 ]; then cases="conv28_m17_bn_relu conv28_m33_bn_relu conv28_m49_bn_relu conv56_m33_bn_relu pointwise56_m17_bn_relu conv1d_m17_bias_relu conv3d_m17_bias_relu"; fi
 if [ "$cases" = epilogue1x1 ]; then cases="pointwise1x1_bn_hardswish pointwise2048x7_bn_relu pointwise512x28_bn_relu pointwise1024x14_add pointwise256x7_bn_relu pointwise128x28_bn_relu pointwise512x14_f64_bn_relu"; fi
 gflops() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['median_us']:.0f} us median, {d['min_us']:.0f} us min, {float(sys.argv[2])/d['min_us']/1e3:.1f} GFLOP/s\")" "$1" "$2"; }
 for _ in $(seq "$rounds"); do

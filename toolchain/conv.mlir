@@ -35,7 +35,8 @@
 // canonicalization together, and the transfer patterns together on its
 // permuted accumulator write, do not terminate in MLIR 22; its step is a
 // vector along the block's output columns (X gathered, the filter element
-// broadcast).
+// broadcast). The row form's one-channel remainder block, folded to rank 4
+// (ow, c, kh, kw), takes @conv_steps_rows1.
 //
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
@@ -204,6 +205,40 @@ module attributes {transform.with_named_sequence} {
   // later phases, and the vectorized step.
   transform.named_sequence @conv_steps_rows(%b5: !transform.any_op {transform.consumed}) {
     %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %b5 tile_sizes [0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %lc "niro.rows_lc" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lkh "niro.rows_lkh" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lkw "niro.rows_lkw" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.yield
+  }
+  // The same for a block of one channel (a channel count of 16k + 1),
+  // which @conv_rows_fold leaves rank 4 (ow, c, kh, kw): its vector runs
+  // along the output row as the others' do.
+  transform.named_sequence @conv_match_rows_step1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_rows_step1(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.rows_step1" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_rows1(%b4: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %b4 tile_sizes [0, 1, 1, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.apply_patterns to %lkw {
       transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
@@ -1707,6 +1742,17 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %blocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %rsteps = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %rsteps
+        @conv_match_rows_step1 -> @conv_mark_rows_step1
+      : (!transform.any_op) -> !transform.any_op
+    %rones = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step1} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rones : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_rows1 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %rblocks = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step} in %root
       : (!transform.any_op) -> !transform.any_op
