@@ -173,7 +173,9 @@ func TestE2EConvExact(t *testing.T) {
 		{x: []int64{2, 3, 9, 20}, w: []int64{1, 3, 3, 3}, strides: []int64{2, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		{x: []int64{1, 5, 7, 9}, w: []int64{1, 5, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		{x: []int64{1, 40, 6, 11}, w: []int64{1, 40, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
-		// 17 channels: a block of 32 (f32, f16, bf16) or 18 (f64).
+		// 17 channels: no padding channel, the 16-channel block and a
+		// one-channel remainder block (toolchain/conv.mlir, @conv_steps1;
+		// niro.conv2d16 or a root of 16 channels for a 4-byte accumulator).
 		{x: []int64{1, 6, 7, 10}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		// One output channel in the row form (OW a multiple of 8).
 		{x: []int64{1, 3, 6, 16}, w: []int64{1, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},

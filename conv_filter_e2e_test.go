@@ -70,10 +70,11 @@ func TestE2EConvConstFilter(t *testing.T) {
 		{x: []int64{1, 144, 6, 6}, w: []int64{144, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 144},
 		// Grouped, not folded: still the generic lowering.
 		{x: []int64{2, 6, 13, 11}, w: []int64{4, 3, 3, 4}, strides: []int64{2, 1}, dilations: []int64{1, 2}, pads: []int64{1, 0, 2, 3}, groups: 2, bias: true},
-		// 16k + 1 output channels and one: conv_general.go's block with a
-		// padding channel, which reads the filter as it is (no laid-out
-		// copy; the constant is emitted; one channel at OW = 9, a width
-		// the row form does not take).
+		// 16k + 1 output channels: conv_nhwc.go's block (no padding
+		// channel), its filter laid out; one: conv_general.go's block with
+		// a padding channel, which reads the filter as it is (no laid-out
+		// copy; the constant is emitted; at OW = 9, a width the row form
+		// does not take).
 		{x: []int64{1, 6, 7, 10}, w: []int64{17, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		{x: []int64{1, 8, 9, 9}, w: []int64{1, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		// One output channel in the row form: its laid-out filter.

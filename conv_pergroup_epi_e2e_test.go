@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,47 +106,6 @@ func checkGenEpiFused(t *testing.T, c genEpiCase) {
 		return
 	}
 	checkGenEpiBits(t, c, src)
-}
-
-// checkGenEpiBits runs src, c's program, under host and host-O0 and
-// checks the result bit for bit against the Go loop (genEpiWant).
-func checkGenEpiBits(t *testing.T, c genEpiCase, src string) {
-	t.Helper()
-	out := c.conv.out()
-	ch := int(out[1])
-	pd := append([]int64{out[1]}, make1s(len(out)-2)...)
-	x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
-	if !c.conv.bias {
-		b = make([]float32, ch)
-	}
-	p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
-	for i := range p3 {
-		p3[i] += 2 // away from 0 for the division
-	}
-	if c.elem == "f32" {
-		got := runNiro(t, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
-		checkF32(t, got[0], genEpiWant(c, x, w, b, p2, p3, r))
-		return
-	}
-	wide := func(v []float32, k float64) []float64 {
-		o := make([]float64, len(v))
-		for i, f := range v {
-			o[i] = float64(f) * k // inexact in f32
-		}
-		return o
-	}
-	x64, w64, b64 := wide(x, 1.1), wide(w, 0.9), wide(b, 1.3)
-	p264, p364, r64 := wide(p2, 1.1), wide(p3, 1.1), wide(r, 0.7)
-	got := runNiro(t, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
-	want := genEpiWant(c, x64, w64, b64, p264, p364, r64)
-	if len(got) != 8*len(want) {
-		t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
-	}
-	for i, v := range want {
-		if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
-			t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
-		}
-	}
 }
 
 // TestConvPerGroupEpilogueFused checks pgEpiCases (checkGenEpiFused).

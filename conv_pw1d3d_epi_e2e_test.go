@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +9,6 @@ import (
 	"time"
 
 	"github.com/niro-dev/niro/emit"
-	"github.com/niro-dev/niro/niro"
-	"github.com/niro-dev/niro/tensorio"
 )
 
 // 1-D and 3-D pointwise convolutions (one group, kernel 1), whose
@@ -97,7 +93,7 @@ func TestConvPointwise1D3DEpilogueFused(t *testing.T) {
 			if _, n := checkEpiFused(t, c.name, src, []string{c.form}, append(ops, pwHalfOps(c.elem)...)); n == 0 || t.Failed() {
 				t.Fatalf("no tile loop holds the product's register blocks and then the epilogue")
 			}
-			pwCheckBits(t, c, src)
+			checkGenEpiBits(t, c, src)
 		})
 	}
 }
@@ -108,66 +104,6 @@ func pwHalfOps(elem string) []string {
 		return []string{"arith.truncf"}
 	}
 	return nil
-}
-
-// pwCheckBits runs src (host and host-O0, under a deadline) and compares
-// its result with the Go loop.
-func pwCheckBits(t *testing.T, c genEpiCase, src string) {
-	t.Helper()
-	out := c.conv.out()
-	ch := int(out[1])
-	pd := append([]int64{out[1]}, make1s(len(out)-2)...)
-	x, w, b := seq(numel(c.conv.x), 1.5), seq(numel(c.conv.w), 0.75), seq(ch, 0.5)
-	p2, p3, r := seq(ch, 0.6), seq(ch, 1.25), seq(numel(out), 0.9)
-	for i := range p3 {
-		p3[i] += 2 // away from 0 for the division
-	}
-	const limit = 4 * time.Minute
-	switch c.elem {
-	case "f32":
-		got := runNiroWithin(t, limit, src, tf32(c.conv.x, x), tf32(c.conv.w, w), tf32(out[1:2], b), tf32(pd, p2), tf32(pd, p3), tf32(out, r))
-		checkF32(t, got[0], genEpiWant(c, x, w, b, p2, p3, r))
-	case "f64":
-		wide := func(v []float32, k float64) []float64 {
-			o := make([]float64, len(v))
-			for i, f := range v {
-				o[i] = float64(f) * k // inexact in f32
-			}
-			return o
-		}
-		x64, w64, b64 := wide(x, 1.1), wide(w, 0.9), wide(b, 1.3)
-		p264, p364, r64 := wide(p2, 1.1), wide(p3, 1.1), wide(r, 0.7)
-		got := runNiroWithin(t, limit, src, tf64(c.conv.x, x64), tf64(c.conv.w, w64), tf64(out[1:2], b64), tf64(pd, p264), tf64(pd, p364), tf64(out, r64))[0].Data
-		want := genEpiWant(c, x64, w64, b64, p264, p364, r64)
-		if len(got) != 8*len(want) {
-			t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
-		}
-		for i, v := range want {
-			if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(v) {
-				t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), v)
-			}
-		}
-	case "bf16":
-		half := func(dims []int64, v []float32) tensorio.Tensor {
-			data := make([]byte, 2*len(v))
-			for i, f := range v {
-				h := tensorio.BF16FromFloat32(f)
-				binary.LittleEndian.PutUint16(data[2*i:], h)
-				v[i] = math.Float32frombits(uint32(h) << 16)
-			}
-			return tensorio.Tensor{Elem: niro.BF16, Dims: dims, Data: data}
-		}
-		got := runNiroWithin(t, limit, src, half(c.conv.x, x), half(c.conv.w, w), half(out[1:2], b), half(pd, p2), half(pd, p3), half(out, r))[0].Data
-		want := bf16EpiWant(c, x, w, b, p2, p3, r)
-		if len(got) != 2*len(want) {
-			t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
-		}
-		for i, v := range want {
-			if g, h := binary.LittleEndian.Uint16(got[2*i:]), tensorio.BF16FromFloat32(v); g != h {
-				t.Fatalf("element %d: got %#x, want %#x (%v)", i, g, h, v)
-			}
-		}
-	}
 }
 
 // TestConvPointwise1DAfterReshape checks a 1-D pointwise convolution

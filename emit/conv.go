@@ -90,18 +90,37 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 	return res
 }
 
-// paddedChannelConv reports whether a 2-D convolution of M output
-// channels (C input channels per group, a KH × KW kernel, OW output
-// columns) takes conv_general.go's block with a padding channel (conv): M
-// = 16k + 1, one channel among them (a block of 2, the second never read
-// back, against conv_nhwc.go's channels-last block of one channel, which
-// the schedule leaves a loop nest: 3.8× faster at 1×64×56×56 → 1, 3×3,
+// paddedChannelConv reports whether a 2-D convolution of G groups and M
+// output channels (C input channels per group, a KH × KW kernel, OW
+// output columns) takes conv_general.go's block with a padding channel
+// (conv): one output channel (a block of 2, the second never read back,
+// against conv_nhwc.go's channels-last block of one channel, which the
+// schedule leaves a loop nest: 3.8× faster at 1×64×56×56 → 1, 3×3,
 // docs/performance.md), but not one channel of a 1×1 convolution, whose
 // matrix product has its vectors along the output row, nor of the row
 // form (conv_rows.go, vectors along the output row too, 2.3× faster than
-// the block of 2 there).
-func paddedChannelConv(M, C, KH, KW, OW int64) bool {
-	return M%16 == 1 && !(M == 1 && (KH == 1 && KW == 1 || useConvRows(OW, M, C, KH, KW)))
+// the block of 2 there); and a grouped one of 16k + 1 channels. A
+// one-group convolution of 16k + 1 channels (k ≥ 1) keeps its channels:
+// the schedule's one-channel remainder block (toolchain/conv.mlir,
+// @conv_steps1) is vectorized along its output columns.
+func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
+	if G != 1 {
+		return M%16 == 1
+	}
+	return M == 1 && !(KH == 1 && KW == 1 || useConvRows(OW, M, C, KH, KW))
+}
+
+// convBlockTag is the schedule's tag of the one-group channels-last block
+// generic of M channels (conv_nhwc.go, conv_general.go), a 4-byte
+// accumulator when acc4: niro.conv2d, or niro.conv2d16 where the
+// schedule's 32-channel block would leave a remainder of 17 channels (M =
+// 32k + 17): the block of 16 channels instead, which leaves one
+// (@conv_steps1), as f64's does.
+func convBlockTag(M int64, acc4 bool) string {
+	if acc4 && M%32 == 17 {
+		return "niro.conv2d16"
+	}
+	return "niro.conv2d"
 }
 
 // conv lowers Conv. X is first padded with zeros (padWith), so that every
@@ -138,11 +157,9 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
 		return
 	}
-	// A block channel count of 16k + 1 would leave the convolution
-	// schedule a one-channel block, which its unit-dimension folding does
-	// not finish on in MLIR 22; conv_general.go gives it a padding channel
-	// (paddedChannelConv).
-	if S == 2 && paddedChannelConv(wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {
+	// One output channel, or a grouped block channel count of 16k + 1:
+	// conv_general.go gives it a padding channel (paddedChannelConv).
+	if S == 2 && paddedChannelConv(op.Groups, wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {
 		return
 	}
 	if S == 2 && op.Groups == 1 {

@@ -215,7 +215,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 			// The cache block: the layout's tag and the block's rows.
 			n := len(form) - 1
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
-		case rt.Elem == niro.F64 || (form == "gnchw" || form == "gnhwc") && perGroupBlock16(rt.Dims[1]/c.Groups):
+		case rt.Elem == niro.F64 || epiBlock16(form, c) || (form == "gnchw" || form == "gnhwc") && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"
 		}
 		if form == "gnchw" || form == "gnhwc" {
@@ -242,6 +242,23 @@ func (fe *funcEmitter) planConvEpilogues() {
 	}
 }
 
+// epiBlock16 reports whether the root of convolution op's epilogue in
+// form takes the 16-channel block (niro.epi_<form>16) with a 4-byte
+// accumulator: the channels-last forms (nhwc, nchw) and conv_general.go's
+// c1d and c3d with one group and 32k + 17 output channels, whose
+// 32-channel root tile would leave a remainder tile of 17 (convBlockTag).
+func epiBlock16(form string, op *niro.Conv) bool {
+	wt, ok := rankedTensor(op.W)
+	if !ok || op.Groups != 1 || wt.Rank() < 1 {
+		return false
+	}
+	switch form {
+	case "nhwc", "nchw", "c1d", "c3d":
+		return wt.Dims[0]%32 == 17
+	}
+	return false
+}
+
 // epilogueForm returns the scheduled form of a 2-D convolution whose
 // epilogue can be fused ("nhwc", "nchw", "rows", "dwrows", "dwrowsh",
 // "mm", "mmnhwc", "mmnchw", or "mmk<H>" and "mmkl<H>": the 1×1 product's
@@ -262,13 +279,17 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	// A block of 16k + 1 channels (or of one, where conv_general.go gives
-	// it a padding channel: paddedChannelConv) is not fused: its root tile
-	// would leave the schedule a one-channel block, whose unit-dimension
-	// folding does not finish in MLIR 22. One output channel of a 1×1
-	// convolution or of the row form with NCHW values is fused: the
-	// product's block (mm, mmk) and the row form's have their vectors along
-	// the output row.
+	// A block with a padding channel (one channel, or a grouped block of
+	// 16k + 1: paddedChannelConv) is not fused: its root tile would leave
+	// the schedule a block that the padding does not cover. One output
+	// channel of a 1×1 convolution or of the row form with NCHW values is
+	// fused: the product's block (mm, mmk) and the row form's have their
+	// vectors along the output row. A one-group block of 16k + 1 channels
+	// (k ≥ 1) is fused: the root tile's one-channel remainder leaves the
+	// schedule a one-channel convolution tile, vectorized along its
+	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
+	// tile of one channel (epiBlock16 for 32k + 17 channels of a 4-byte
+	// accumulator).
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	// The depthwise row form with a channel multiplier (conv_dwmult.go,
 	// which conv lowers first), a single input channel (groups 1, C = 1)
@@ -280,10 +301,10 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	switch {
 	case dwMult && !mult && op.Groups > 1:
 		return fe.generalEpilogueForm(op)
-	case dwMult && !mult && !paddedChannelConv(M, C, KH, KW, rt.Dims[3]):
+	case dwMult && !mult && !paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]):
 		return "nhwc", true
 	}
-	if dwMult && !mult || !mult && (paddedChannelConv(M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
+	if dwMult && !mult || !mult && (paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
 		return "", false
 	}
 	if op.Groups != 1 || mult {

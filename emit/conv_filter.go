@@ -53,7 +53,7 @@ func nhwcFilterPerm(op *niro.Conv) (dims []int64, axes []int, ok bool) {
 	if useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3]) {
 		return nil, nil, false // conv_dwmult.go reads W as it is
 	}
-	if paddedChannelConv(M, C, KH, KW, rt.Dims[3]) {
+	if paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) {
 		return nil, nil, false // conv_general.go reads W as it is (conv.go)
 	}
 	switch {

@@ -87,12 +87,13 @@ type convGeom struct {
 	accElem              niro.ScalarType
 	perGroup, perChannel bool
 	// mp is the channel count of one block's accumulator per group (one
-	// group: of the whole): M/G, or M/G + 1 where the block's channel count
-	// would leave a remainder of one channel after the schedule's 16- or
-	// 32-wide blocks (a one-channel block the schedule's unit-dimension
-	// folding does not finish on in MLIR 22), or 32 for 17 channels of a
-	// 4-byte accumulator (faster). The extra channels' values are never
-	// read back.
+	// group: of the whole): M/G, or M/G + 1 for a grouped block of 16k + 1
+	// channels (the depthwise and per-group blocks' one-channel remainder,
+	// which the schedule's unit-dimension folding does not finish on in
+	// MLIR 22) and for one channel (a block of 2). A one-group block of
+	// 16k + 1 channels (k ≥ 1) keeps them: the schedule's one-channel
+	// remainder block (toolchain/conv.mlir, @conv_steps1). The extra
+	// channel's values are never read back.
 	mp int64
 	x  niro.Value
 	// epi: the epilogue is fused into the block (generalEpilogueForm);
@@ -139,15 +140,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	if g.perGroup {
 		block = g.Mg
 	}
-	if block%16 == 1 {
+	if block%16 == 1 && (g.G > 1 || block == 1) {
+		// (One group of 16k + 1 channels, k ≥ 1, keeps them: the
+		// schedule's one-channel remainder block, @conv_steps1.)
 		g.mp++
-	}
-	if g.G == 1 && block == 17 && g.accElem != niro.F64 {
-		// A block of 18 channels of a 4-byte accumulator measured 4×
-		// slower than one of 32 (the schedule's 32-channel register
-		// block, f32: 1×64×28×28 → 17, 3×3, 1.6 ms against 0.36 ms);
-		// 34 of 33 and 18 of f64 are not (docs/performance.md).
-		g.mp = 32
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
 	switch {
@@ -415,10 +411,19 @@ func (fe *funcEmitter) convBlock(g *convGeom, xg string, xgDims []int64, wT stri
 			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-		g.tag("niro.conv2d", M), func(args []string) string {
+		g.blockTag(M), func(args []string) string {
 			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
 		})
 	return sum
+}
+
+// blockTag is the tag of the rank-7 block generic of M channels: g.tag's,
+// or convBlockTag's niro.conv2d16 for an unfused one-group block.
+func (g *convGeom) blockTag(M int64) string {
+	if g.G == 1 && !g.epi {
+		return convTag(convBlockTag(M, g.accElem != niro.F64), M)
+	}
+	return g.tag("niro.conv2d", M)
 }
 
 // tag is the schedule's tag of a block generic with c channels: convTag's,
@@ -704,11 +709,14 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
-// Not taken: a 1-D or 3-D per-group form, a per-group block of 16k + 1
-// channels, a block channel count of 16k + 1 (the padding channel), a
-// channel multiplier that conv_dwmult.go's row form takes (an NCHW
-// result; with a channels-last one it is the per-output-channel depthwise
-// block here, nhwc), and channels-last 1-D or 3-D values. These
+// Not taken: a 1-D or 3-D per-group form, a grouped block channel count
+// of 16k + 1 (the padding channel; a one-group one is fused, its
+// one-channel remainder tile vectorized along the output columns, and
+// 32k + 17 channels of a 4-byte accumulator take the 16-channel root
+// tile, epiBlock16), a channel multiplier that conv_dwmult.go's row form
+// takes (an NCHW result; with a channels-last one it is the
+// per-output-channel depthwise block here, nhwc), and channels-last 1-D
+// or 3-D values. These
 // do not occur: planLayout (layout.go) makes a value channels-last only
 // where a 2-D convolution or pool defines it or an op carries a
 // channels-last operand's layout, and drops the X of every convolution
@@ -741,7 +749,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
 	}
 	switch {
-	case M < 2 || M%16 == 1:
+	case M < 2 || M%16 == 1 && G > 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16:
 		// Per group (conv_pergroup_epi.go): 2-D, no padding channel, not

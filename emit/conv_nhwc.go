@@ -319,7 +319,7 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(3)})},
 			},
 			genericOperand{name: filled, typ: nhwcTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-			fe.convTagFor(op, convTag("niro.conv2d", M)), func(args []string) string {
+			fe.convTagFor(op, fe.convBlockTagFor(op, M, acc)), func(args []string) string {
 				a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
 				p, s := fe.tmp(), fe.tmp()
 				fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
@@ -535,6 +535,16 @@ func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, 
 			return s
 		})
 	fe.convBackToNCHW(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// convBlockTagFor is op's block tag (convBlockTag, niro.conv2d for a
+// fused epilogue, whose root tag sets the block: planConvEpilogues) for
+// M channels of accumulator type acc.
+func (fe *funcEmitter) convBlockTagFor(op *niro.Conv, M int64, acc string) string {
+	if fe.epiConv[op.Result.ID] {
+		return convTag("niro.conv2d", M)
+	}
+	return convTag(convBlockTag(M, acc != "f64"), M)
 }
 
 // convTag returns the schedule's tag for a channels-last generic whose

@@ -27,6 +27,17 @@
 //   6. (2-D convolutions) the kw loop is unrolled by 3, whole for 3-wide
 //      kernels, a remainder loop otherwise; the steps keep their order.
 //
+// A block channel count of 16k + 1 leaves a peeled block of one channel
+// (32k + 1 for the 32-channel block; emit tags a 4-byte accumulator's
+// 32k + 17 channels niro.conv2d16, the 16-channel block, which leaves one
+// rather than a block of 17): it takes steps 3 to 5 in its own order
+// (@conv_steps1, before every other block's steps), since folding and
+// canonicalization together, and the transfer patterns together on its
+// permuted accumulator write, do not terminate in MLIR 22; its step is a
+// vector along the block's output columns (X gathered, the filter element
+// broadcast). The row form's one-channel remainder block, folded to rank 4
+// (ow, c, kh, kw), takes @conv_steps_rows4.
+//
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
 // blocks of 16 output channels by 16 output columns (8 for f64), vectors
@@ -215,8 +226,10 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
   // The same for a block of one output channel (the row form of M = 1
-  // without a fused epilogue, emit/conv_rows.go): folding drops its unit
-  // m loop too, which leaves rank 4 (ow, c, kh, kw). @conv_mark_rows4
+  // without a fused epilogue, emit/conv_rows.go, and the one-channel
+  // remainder block of 16k + 1 channels): folding drops its unit m loop
+  // too, which leaves rank 4 (ow, c, kh, kw); its vector runs along the
+  // output row as the others' do. @conv_mark_rows4
   // tags those blocks niro.rows_step4, for @conv_steps_rows4.
   transform.named_sequence @conv_match_rows4(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
@@ -325,6 +338,70 @@ module attributes {transform.with_named_sequence} {
   }
 
 
+  // A one-channel block (a block channel count of 16k + 1 leaves one
+  // after the 16- or 32-channel blocks): steps 3 to 5 in another order.
+  // Folded as the others, its step is acc[ow] += x[ow] · w, a vector
+  // along the block's 8 output columns (x gathered, w broadcast); but
+  // folding and canonicalization applied together, and the transfer
+  // patterns applied together (fold_tensor_subset_ops_into_vector_
+  // transfers, cast_away_vector_leading_one_dim,
+  // transfer_permutation_patterns) to the permuted transfer_write of that
+  // vector into the block's 1 × 1 × 8 × 1 accumulator slice, do not
+  // terminate in MLIR 22. So the folding and canonicalization run one
+  // after the other, the subset folding alone gives the step transfers
+  // on the loop-carried accumulator, the accumulator is hoisted out of
+  // kw, kh and c, and the permuted transfers left are lowered
+  // (transfer_permutation_patterns alone, then the unit transposes to
+  // shape casts: a vector<8x1> write, which the patterns together leave
+  // as it is) before any later block's steps apply them together.
+  transform.named_sequence @conv_match_block1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c7 = transform.param.constant 7 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c7 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %d, %c1 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_block1(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv_block1" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps1(%block: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.op<"scf.for">
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lc {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    %outer = transform.get_parent_op %lc : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.lower_transpose
+    } : !transform.any_op
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   // The per-group block of a grouped convolution (emit/conv_general.go,
   // convPerGroup, tag niro.conv2dg: loops g, n, oh, ow, m, c, kh, kw, one
   // generic for all groups): the steps of the rank-7 block with a leading
@@ -2114,6 +2191,14 @@ module attributes {transform.with_named_sequence} {
         @conv_match8_f32 -> @conv_mark8_32,
         @conv_match8_f64 -> @conv_mark8_16
       : (!transform.any_op) -> !transform.any_op
+    // (niro.conv2d16: a 4-byte accumulator's block of 32k + 17 channels,
+    // given the 16-channel block, which leaves a one-channel remainder
+    // block rather than one of 17: emit/conv.go, convBlockTag.)
+    %tagged16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %tagged16
+        @conv_match_f32 -> @conv_mark16
+      : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rows
@@ -2160,6 +2245,20 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_mmk_vec failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_mm_blocks failures(propagate) (%root) : (!transform.any_op) -> ()
+    %a32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %a16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %ablocks = transform.merge_handles %a32, %a16 : !transform.any_op
+    transform.foreach_match restrict_root in %ablocks
+        @conv_match_block1 -> @conv_mark_block1
+      : (!transform.any_op) -> !transform.any_op
+    %ones = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block1} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %ones : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps1 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     %b16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root

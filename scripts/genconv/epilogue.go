@@ -119,6 +119,9 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	model("head1x1_m1c64_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 1, 1}, 1, 0, "sigmoid")
 	model("conv28_m17_bn_relu", []int64{1, 64, 28, 28}, []int64{17, 64, 3, 3}, 1, 1, "relu")
 	model("conv28_m33_bn_relu", []int64{1, 64, 28, 28}, []int64{33, 64, 3, 3}, 1, 1, "relu")
+	model("conv28_m49_bn_relu", []int64{1, 64, 28, 28}, []int64{49, 64, 3, 3}, 1, 1, "relu")
+	model("conv56_m33_bn_relu", []int64{1, 64, 56, 56}, []int64{33, 64, 3, 3}, 1, 1, "relu")
+	model("pointwise56_m17_bn_relu", []int64{1, 64, 56, 56}, []int64{17, 64, 1, 1}, 1, 0, "relu")
 	f64 = true
 	model("pointwise512x14_f64_bn_relu", []int64{1, 512, 14, 14}, []int64{256, 512, 1, 1}, 1, 0, "relu")
 }

@@ -106,4 +106,7 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("conv1d_pw512x200_bias_relu", []int64{1, 512, 200}, []int64{1024, 512, 1}, 1, 0, false)
 	model("conv1d_pw384x1000_bn_relu", []int64{1, 384, 1000}, []int64{384, 384, 1}, 1, 0, true)
 	model("conv3d_pw256x8x14_bn_relu", []int64{1, 256, 8, 14, 14}, []int64{512, 256, 1, 1, 1}, 1, 0, true)
+	// 16k + 1 output channels (bench-conv.sh CASES=chan16k1).
+	model("conv1d_m17_bias_relu", []int64{1, 64, 1000}, []int64{17, 64, 3}, 1, 1, false)
+	model("conv3d_m17_bias_relu", []int64{1, 16, 8, 28, 28}, []int64{17, 16, 3, 3, 3}, 1, 1, false)
 }

@@ -1,0 +1,55 @@
+package emit
+
+import "testing"
+
+// TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
+// padding channel: one output channel outside the 1×1 product and the row
+// form, and grouped ones of 16k + 1 channels; a one-group convolution of
+// 16k + 1 channels (k ≥ 1) keeps its channels.
+func TestPaddedChannelConv(t *testing.T) {
+	cases := []struct {
+		G, M, C, KH, KW, OW int64
+		want                bool
+	}{
+		{1, 17, 64, 3, 3, 28, false},
+		{1, 33, 64, 3, 3, 28, false},
+		{1, 49, 8, 3, 2, 13, false},
+		{1, 17, 64, 1, 1, 56, false},
+		{1, 33, 16, 3, 3, 56, false}, // the row form
+		{1, 1, 64, 3, 3, 28, false},  // one channel: the row form at OW ≥ 2, not 8k + 1
+		{1, 1, 64, 3, 3, 9, true},    // one channel at OW = 8k + 1: a block of 2
+		{1, 1, 64, 3, 1, 28, true},   // a kernel side of 1: a block of 2
+		{1, 1, 64, 1, 1, 28, false},  // the 1×1 product
+		{1, 1, 64, 3, 3, 56, false},  // the row form
+		{33, 33, 1, 3, 3, 12, true},  // depthwise
+		{3, 33, 2, 3, 3, 7, true},    // three groups of 11
+		{1, 32, 64, 3, 3, 28, false},
+	}
+	for _, c := range cases {
+		if got := paddedChannelConv(c.G, c.M, c.C, c.KH, c.KW, c.OW); got != c.want {
+			t.Errorf("paddedChannelConv(G %d, M %d, C %d, %d×%d, OW %d) = %v, want %v", c.G, c.M, c.C, c.KH, c.KW, c.OW, got, c.want)
+		}
+	}
+	if !useConvRows(56, 33, 16, 3, 3) || !useConvRows(16, 17, 2, 2, 2) {
+		t.Error("the row form refuses 16k + 1 channels")
+	}
+}
+
+// TestConvBlockTag pins the block tags: 32k + 17 channels of a 4-byte
+// accumulator take the 16-channel block (niro.conv2d16), f64 and every
+// other count niro.conv2d.
+func TestConvBlockTag(t *testing.T) {
+	for _, c := range []struct {
+		M    int64
+		acc4 bool
+		want string
+	}{
+		{17, true, "niro.conv2d16"}, {49, true, "niro.conv2d16"}, {81, true, "niro.conv2d16"},
+		{33, true, "niro.conv2d"}, {32, true, "niro.conv2d"}, {18, true, "niro.conv2d"},
+		{17, false, "niro.conv2d"}, {49, false, "niro.conv2d"},
+	} {
+		if got := convBlockTag(c.M, c.acc4); got != c.want {
+			t.Errorf("convBlockTag(%d, %v) = %s, want %s", c.M, c.acc4, got, c.want)
+		}
+	}
+}
