@@ -215,17 +215,17 @@ func (fe *funcEmitter) planConvEpilogues() {
 			// The cache block: the layout's tag and the block's rows.
 			n := len(form) - 1
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
-		case rt.Elem == niro.F64 || epiBlock16(form, c) || (form == "gnchw" || form == "gnhwc") && perGroupBlock16(rt.Dims[1]/c.Groups):
+		case rt.Elem == niro.F64 || epiBlock16(form, c) || splitForm(form) && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"
 		}
-		if form == "gnchw" || form == "gnhwc" {
+		if splitForm(form) {
 			// The per-group form: the region in its split view
 			// (conv_pergroup_epi.go).
 			if fe.epiSplit == nil {
 				fe.epiSplit = map[niro.ValueID]*epiSplit{}
 			}
 			G := c.Groups
-			s := &epiSplit{G: G, Mg: rt.Dims[1] / G, last: last, root: root.ID, names: map[niro.ValueID]string{}}
+			s := &epiSplit{G: G, Mg: rt.Dims[1] / G, S: rt.Rank() - 2, last: last, root: root.ID, names: map[niro.ValueID]string{}}
 			for _, v := range vals[:committed] {
 				fe.epiSplit[v.ID] = s
 			}

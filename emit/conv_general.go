@@ -170,7 +170,7 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		g.mp = g.M
 		acc := fe.convPointwise(&g)
 		fe.convGeneralEpilogue(op, rt, &g, acc, append(oneRow, g.M), "[[0, 1], [2], [3], [4, 5]]", false)
-	case g.perGroup && fe.epiConv[op.Result.ID] && g.mp == g.Mg && g.S == 2:
+	case g.perGroup && fe.epiConv[op.Result.ID] && g.mp == g.Mg:
 		// The epilogue in the block (conv_pergroup_epi.go): the region in
 		// the split view of the result.
 		g.epi = true
@@ -756,8 +756,14 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		// a channel multiplier that conv_dwmult.go's row form takes (with
 		// a channels-last result, which epilogueForm leaves to this form).
 		switch {
-		case S != 2 || Mg%16 == 1 || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]):
+		case Mg%16 == 1 || S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]):
 			return "", false
+		case S != 2 && (fe.channelsLast(op.Result) || fe.channelsLast(op.X)):
+			return "", false
+		case S == 1:
+			return "gn1d", true
+		case S == 3:
+			return "gn3d", true
 		case fe.channelsLast(op.Result):
 			return "gnhwc", true
 		}

@@ -44,7 +44,8 @@ import (
 // region (planConvEpilogues).
 type epiSplit struct {
 	G, Mg int64
-	last  bool                    // channels-last result
+	S     int                     // spatial axes: 1, 2 or 3
+	last  bool                    // channels-last result (2-D only)
 	root  niro.ValueID            // the region's root
 	names map[niro.ValueID]string // the split value of each region value written
 }
@@ -54,7 +55,12 @@ func (s *epiSplit) splitDims(rt []int64) []int64 {
 	if s.last {
 		return []int64{rt[0], rt[2], rt[3], s.G, s.Mg}
 	}
-	return []int64{rt[0], s.G, s.Mg, rt[2], rt[3]}
+	return append([]int64{rt[0], s.G, s.Mg}, rt[2:]...)
+}
+
+// rank is the rank of the split view: the result's rank plus one.
+func (s *epiSplit) rank() int {
+	return s.S + 3
 }
 
 // chLoop is the channel loop of the 4-D loops (n, m, oh, ow or n, oh, ow,
@@ -84,7 +90,7 @@ func (fe *funcEmitter) splitFinish(s *epiSplit, res niro.Value, dst string, elem
 		return
 	}
 	rt, _ := rankedTensor(res)
-	re := "[[0], [1, 2], [3], [4]]"
+	re := "[[0], [1, 2]" + tailGroups(3, s.S) + "]"
 	if s.last {
 		re = "[[0], [1], [2], [3, 4]]"
 	}
@@ -100,7 +106,7 @@ func (fe *funcEmitter) elementwiseSplit(s *epiSplit, op niro.Op, res niro.Value,
 		fe.typ(res)
 		return
 	}
-	const R = 5
+	R := s.rank()
 	ch := s.chLoop()
 	loop := func(j int) string {
 		if j > ch {
@@ -130,7 +136,7 @@ func (fe *funcEmitter) elementwiseSplit(s *epiSplit, op niro.Op, res niro.Value,
 		var exprs []string
 		switch {
 		case s.last && fe.nhwc[v.ID]:
-			dims, exprs = nhwcDims(t.Dims), dimNames(4)
+			dims, exprs = nhwcDims(t.Dims), dimNames(R-1)
 		default:
 			exprs, err = broadcastExprs(t.Dims, rt.Dims)
 			if err != nil {
@@ -138,7 +144,7 @@ func (fe *funcEmitter) elementwiseSplit(s *epiSplit, op niro.Op, res niro.Value,
 				return
 			}
 			if s.last {
-				exprs = clExprs(4, exprs)
+				exprs = clExprs(R-1, exprs)
 			}
 		}
 		// The channel axis (read through the channel loop) is expanded to
@@ -187,28 +193,54 @@ func (fe *funcEmitter) elementwiseSplit(s *epiSplit, op niro.Op, res niro.Value,
 }
 
 // convPerGroupEpilogueFused writes the read-back of a per-group
-// convolution whose epilogue is fused: the accumulator sum [G, N, OH, OW,
-// M/G] (a 2-D convolution: N·OD = N) read in the split view through
-// (g, n, oh, ow, m′), the bias added, 16-bit floats rounded once.
+// convolution whose epilogue is fused: the accumulator sum [G, N·OD, OH,
+// OW, M/G] read in the split view, the bias added, 16-bit floats rounded
+// once. A 2-D one reads it through (g, n, oh, ow, m′); a 1-D one (OD =
+// OH = 1, loops n, g, m′, ow) through a rank-reducing slice [G, N, OW,
+// M/G] (g, n, ow, m′), which the schedule merges with the root tile's
+// slice (@conv_epi_slice_fuse), as the one-group 1-D block's (c1d); a 3-D
+// one (loops n, g, m′, od, oh, ow) through the accumulator expanded to
+// [G, N, OD, OH, OW, M/G] (g, n, od, oh, ow, m′), whose tile's slice the
+// schedule bubbles up above the expand_shape (@conv_epi_mm_fuse), as the
+// one-group 3-D block's (c3d). Every map is a projected permutation,
+// which vectorization takes and fuse_into_containing_op inverts.
 func (fe *funcEmitter) convPerGroupEpilogueFused(op *niro.Conv, rt niro.TensorType, g *convGeom, sum string) {
 	s := fe.epiSplit[op.Result.ID]
 	res := op.Result
+	R := s.rank()
+	accDims := []int64{g.G, g.N * g.o[0], g.o[1], g.o[2], g.mp}
 	accExprs, biasExprs := []string{"d1", "d0", "d3", "d4", "d2"}, []string{"d1", "d2"}
-	if s.last {
+	switch {
+	case s.last:
 		accExprs, biasExprs = []string{"d3", "d0", "d1", "d2", "d4"}, []string{"d3", "d4"}
+	case s.S == 1:
+		// [G, N, 1, OW, M/G] as [G, N, OW, M/G]: a rank-reducing slice,
+		// which the schedule merges with the root tile's
+		// (@conv_epi_slice_fuse; a map with a constant 0 result does not
+		// vectorize).
+		to := []int64{g.G, g.N, g.o[2], g.mp}
+		t := fe.tmp()
+		fe.line("%s = tensor.extract_slice %s[0, 0, 0, 0, 0] [%d, %d, 1, %d, %d] [1, 1, 1, 1, 1] : %s to %s", t, sum, to[0], to[1], to[2], to[3], tensorTypeOf(accDims, g.acc), tensorTypeOf(to, g.acc))
+		sum, accDims = t, to
+		accExprs = []string{"d1", "d0", "d3", "d2"}
+	case s.S == 3:
+		full := []int64{g.G, g.N, g.o[0], g.o[1], g.o[2], g.mp}
+		t := fe.tmp()
+		fe.line("%s = tensor.expand_shape %s [[0], [1, 2], [3], [4], [5]] output_shape [%s] : %s into %s", t, sum, dimList(full), tensorTypeOf(accDims, g.acc), tensorTypeOf(full, g.acc))
+		sum, accDims = t, full
+		accExprs = []string{"d1", "d0", "d3", "d4", "d5", "d2"}
 	}
-	accDims := []int64{g.G, g.N, g.o[1], g.o[2], g.mp}
-	ins := []genericOperand{{name: sum, typ: tensorTypeOf(accDims, g.acc), elem: g.acc, amap: affineMap(5, accExprs)}}
+	ins := []genericOperand{{name: sum, typ: tensorTypeOf(accDims, g.acc), elem: g.acc, amap: affineMap(R, accExprs)}}
 	if op.HasBias() {
 		bt := tensorTypeOf([]int64{g.G, g.Mg}, g.elem)
 		b := fe.tmp()
 		fe.line("%s = tensor.expand_shape %s [[0, 1]] output_shape [%d, %d] : %s into %s", b, name(op.B), g.G, g.Mg, fe.typ(op.B), bt)
-		ins = append(ins, genericOperand{name: b, typ: bt, elem: g.elem, amap: affineMap(5, biasExprs)})
+		ins = append(ins, genericOperand{name: b, typ: bt, elem: g.elem, amap: affineMap(R, biasExprs)})
 	}
 	sd := s.splitDims(rt.Dims)
 	dst := fe.splitDst(s, res)
-	fe.generic(dst, parallel(5), ins,
-		genericOperand{name: fe.empty(sd, g.elem, nil), typ: tensorTypeOf(sd, g.elem), elem: g.elem, amap: identityMap(5)},
+	fe.generic(dst, parallel(R), ins,
+		genericOperand{name: fe.empty(sd, g.elem, nil), typ: tensorTypeOf(sd, g.elem), elem: g.elem, amap: identityMap(R)},
 		"", func(args []string) string {
 			y := args[0]
 			if op.HasBias() {
@@ -232,4 +264,15 @@ func (fe *funcEmitter) convPerGroupEpilogueFused(op *niro.Conv, rt niro.TensorTy
 // groups of 12 and 14: 133–139 µs).
 func perGroupBlock16(Mg int64) bool {
 	return Mg%32 > 16
+}
+
+// splitForm reports whether an epilogue form is the per-group one, its
+// region written in the split view: gnchw and gnhwc (2-D), gn1d (1-D,
+// loops n, g, m′, ow) and gn3d (3-D, loops n, g, m′, od, oh, ow).
+func splitForm(form string) bool {
+	switch form {
+	case "gnchw", "gnhwc", "gn1d", "gn3d":
+		return true
+	}
+	return false
 }

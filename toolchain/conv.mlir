@@ -1379,6 +1379,51 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  // The 1-D and 3-D per-group roots (niro.epi_gn1d<bits>, loops n, g, m,
+  // ow, the accumulator [G, N, 1, OW, M/G] read through its rank-reducing
+  // slice [G, N, OW, M/G], merged with the tile's by @conv_epi_slice_fuse;
+  // niro.epi_gn3d<bits>, loops n, g, m, od, oh, ow, the accumulator
+  // [G, N·OD, OH, OW, M/G] read expanded to [G, N, OD, OH, OW, M/G]):
+  // one group's block of 8 output columns by 32 (16) channels, the loops
+  // nested n, g, [od, oh,] ow, m; the 3-D tile's slice of the
+  // expand_shape is bubbled up above it (@conv_epi_mm_fuse), so that the
+  // rank-8 block fuses as any producer and its tile is the 2-D one's.
+  transform.named_sequence @conv_epi_gn1d32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 32, 8] interchange = [0, 1, 3, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gn1d16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 16, 8] interchange = [0, 1, 3, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gn3d32(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 32, 1, 1, 8] interchange = [0, 1, 3, 4, 5, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gn3d16(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 16, 1, 1, 8] interchange = [0, 1, 3, 4, 5, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_tiles(%root: !transform.any_op {transform.readonly}) {
     %convs = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_e} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -1414,6 +1459,26 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %gl16 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_gnhwc16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn1d_32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn1d_32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gn1d32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn1d_16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn1d_16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gn1d16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn3d_32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d32} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn3d_32 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gn3d32 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn3d_16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d16} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn3d_16 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gn3d16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.include @conv_epi_mmk_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_mmk_pw_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
@@ -1565,9 +1630,15 @@ module attributes {transform.with_named_sequence} {
     %gp2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw16} in %root : (!transform.any_op) -> !transform.any_op
     %gp3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc32} in %root : (!transform.any_op) -> !transform.any_op
     %gp4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc16} in %root : (!transform.any_op) -> !transform.any_op
-    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %gp1, %gp2, %gp3, %gp4 : !transform.any_op
+    %gq1 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d32} in %root : (!transform.any_op) -> !transform.any_op
+    %gq2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d16} in %root : (!transform.any_op) -> !transform.any_op
+    %gq3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d32} in %root : (!transform.any_op) -> !transform.any_op
+    %gq4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d16} in %root : (!transform.any_op) -> !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %gp1, %gp2, %gp3, %gp4, %gq1, %gq2, %gq3, %gq4 : !transform.any_op
     transform.foreach_match restrict_root in %gall
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
+        @conv_match_epi_vec4g -> @conv_mark_epi_vec,
+        @conv_match_epi_vec6g -> @conv_mark_epi_vec,
         @conv_match_epi_vec5 -> @conv_mark_epi_vec,
         @conv_match_epi_vec5g -> @conv_mark_epi_vec,
         @conv_match_epi_vec5gl -> @conv_mark_epi_vec,
@@ -1708,6 +1779,61 @@ module attributes {transform.with_named_sequence} {
       transform.match.param.cmpi le %d2, %c1 : !transform.param<i64>
       %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
       transform.match.param.cmpi le %d3, %c16 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  // The split-view tiles of a 1-D per-group root, 1 × 1 × ≤ 32 × ≤ 8
+  // (n, g, m, ow), and of a 3-D one, 1 × 1 × ≤ 32 × 1 × 1 × ≤ 8 (n, g, m,
+  // od, oh, ow); their fused convolution's fill tile is @conv_match_epi_vec5gf's.
+  transform.named_sequence @conv_match_epi_vec4g(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c32 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c8 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_match_epi_vec6g(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c6 = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c6 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      %c32 = transform.param.constant 32 : i64 -> !transform.param<i64>
+      %d0 = transform.match.structured.dim %s[0] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d0, %c1 : !transform.param<i64>
+      %d1 = transform.match.structured.dim %s[1] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d1, %c1 : !transform.param<i64>
+      %d2 = transform.match.structured.dim %s[2] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d2, %c32 : !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d3, %c1 : !transform.param<i64>
+      %d4 = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d4, %c1 : !transform.param<i64>
+      %d5 = transform.match.structured.dim %s[5] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi le %d5, %c8 : !transform.param<i64>
       transform.match.structured.yield
     }
     transform.yield %op : !transform.any_op
