@@ -31,3 +31,22 @@ func TestConvPerGroup1D3DEpilogueFused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) { checkGenEpiFused(t, c) })
 	}
 }
+
+// pg3dEpiCases are 3-D per-group convolutions (roots niro.epi_gn3d<bits>):
+// depth strides and dilation, two images, column remainders, Mg = 8, 20
+// (16 + 4, perGroupBlock16), 24 and 80, f32 and f64.
+var pg3dEpiCases = []genEpiCase{
+	{name: "gn3d_g4_mg16_bn_relu", conv: convCase{x: []int64{1, 16, 4, 5, 11}, w: []int64{64, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 4, bias: true}, elem: "f32", body: "bn", form: "gn3d32"},
+	{name: "gn3d_g3_mg80_hardswish_nobias", conv: convCase{x: []int64{1, 6, 3, 4, 9}, w: []int64{240, 2, 1, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{0, 1, 1, 0, 1, 1}, groups: 3}, elem: "f32", body: "hardswish", form: "gn3d32"},
+	{name: "gn3d_g3_mg20_strided_residual", conv: convCase{x: []int64{2, 6, 6, 5, 13}, w: []int64{60, 2, 3, 2, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 3, bias: true}, elem: "f32", body: "residual", form: "gn3d16"},
+	{name: "gn3d_g8_mg8_bias", conv: convCase{x: []int64{1, 16, 3, 3, 10}, w: []int64{64, 2, 2, 1, 3}, strides: []int64{1, 1, 1}, dilations: []int64{2, 1, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 8, bias: true}, elem: "f32", body: "bias", form: "gn3d32"},
+	{name: "gn3d_g4_mg24_bn_relu_f64", conv: convCase{x: []int64{2, 8, 3, 4, 7}, w: []int64{96, 2, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 4, bias: true}, elem: "f64", body: "bn", form: "gn3d16"},
+}
+
+// TestConvPerGroup3DEpilogueFused checks pg3dEpiCases (checkGenEpiFused).
+func TestConvPerGroup3DEpilogueFused(t *testing.T) {
+	requireTools(t)
+	for _, c := range pg3dEpiCases {
+		t.Run(c.name, func(t *testing.T) { checkGenEpiFused(t, c) })
+	}
+}
