@@ -24,6 +24,8 @@
 # forms of dwmisc.go.
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
+# CASES=pergroup1d3d the 1-D and 3-D per-group grouped convolutions with
+# BatchNormalization and Relu (4 groups of 16; general_epilogue.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -50,7 +52,8 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [c1m32s2_bn_relu]="x=1x1x224x224" [c1m16_bn_relu]="x=1x1x56x56" [dwmult3w28_bn_relu]="x=1x16x28x28"
   [dwmult2cl_relu_pw]="x=1x32x56x56" [dwmult3cl_relu_pw]="x=1x16x28x28" [head3x3w28_m1_sigmoid]="x=1x64x28x28"
   [head3x3w14_m1_sigmoid]="x=1x128x14x14" [head3x3s2_m1_sigmoid]="x=1x64x56x56" [pw_head3x3w28_m1]="x=1x16x28x28"
-  [conv28_m49_bn_relu]="x=1x64x28x28" [pointwise56_m17_bn_relu]="x=1x64x56x56" [conv56_m33_bn_relu]="x=1x64x56x56" [conv1d_m17_bias_relu]="x=1x64x1000" [conv3d_m17_bias_relu]="x=1x16x8x28x28")
+  [conv28_m49_bn_relu]="x=1x64x28x28" [pointwise56_m17_bn_relu]="x=1x64x56x56" [conv56_m33_bn_relu]="x=1x64x56x56" [conv1d_m17_bias_relu]="x=1x64x1000" [conv3d_m17_bias_relu]="x=1x16x8x28x28"
+  [gconv1d_g4k5_bn_relu]="x=1x64x1000" [gconv3d_g4_bn_relu]="x=1x32x8x28x28")
 declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512 [pointwise1x1]=102760448
   [conv1d]=41943040 [grouped3x3g32]=7225344 [grouped3x3g8]=28901376 [shuffle1x1g3]=30105600
   [dwmult2]=3612672 [conv3d]=173408256
@@ -66,7 +69,8 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [c1m32s2_bn_relu]=7225344 [c1m16_bn_relu]=903168 [dwmult3w28_bn_relu]=677376
   [dwmult2cl_relu_pw]=29302784 [dwmult3cl_relu_pw]=4290048 [head3x3w28_m1_sigmoid]=903168
   [head3x3w14_m1_sigmoid]=451584 [head3x3s2_m1_sigmoid]=903168 [pw_head3x3w28_m1]=1254400
-  [conv28_m49_bn_relu]=44255232 [pointwise56_m17_bn_relu]=6823936 [conv56_m33_bn_relu]=119218176 [conv1d_m17_bias_relu]=6528000 [conv3d_m17_bias_relu]=92123136)
+  [conv28_m49_bn_relu]=44255232 [pointwise56_m17_bn_relu]=6823936 [conv56_m33_bn_relu]=119218176 [conv1d_m17_bias_relu]=6528000 [conv3d_m17_bias_relu]=92123136
+  [gconv1d_g4k5_bn_relu]=10240000 [gconv3d_g4_bn_relu]=173408256)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
 if [ "$cases" = pergroup ]; then cases="grouped3x3g8 shuffle1x1g3 grouped3x3g8_bn_relu shuffle1x1g3_bn_relu shuffle1x1g3m60_bn_relu"; fi
@@ -85,6 +89,7 @@ if [ "$cases" = depthwise ]; then
   done
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi
+if [ "$cases" = pergroup1d3d ]; then cases="gconv1d_g4k5_bn_relu gconv3d_g4_bn_relu"; fi
 if [ "$cases" = pw1d3d ]; then cases="conv1d_pw512x200_bias_relu conv1d_pw384x1000_bn_relu conv3d_pw256x8x14_bn_relu"; fi
 if [ "$cases" = dwmisc ]; then cases="c1m32s2_bn_relu c1m16_bn_relu dwmult3w28_bn_relu dwmult2cl_relu_pw dwmult3cl_relu_pw head3x3w28_m1_sigmoid head3x3w14_m1_sigmoid head3x3s2_m1_sigmoid pw_head3x3w28_m1"; fi
 if [ "$cases" = onech ]; then cases="head3x3_m1_sigmoid head1x1_m1_sigmoid head1x1_m1c64_sigmoid conv28_m17_bn_relu conv28_m33_bn_relu"; fi

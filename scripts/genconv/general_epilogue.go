@@ -31,7 +31,9 @@ import (
 // channel multiplier of 2, 1×32×56×56 → 64, with BatchNormalization and
 // Relu6 (Clip to [0, 6]); the larger pointwise
 // conv1d_pw512x200_bias_relu.onnx, conv1d_pw384x1000_bn_relu.onnx and
-// conv3d_pw256x8x14_bn_relu.onnx (CASES=pw1d3d in scripts/bench-conv.sh).
+// conv3d_pw256x8x14_bn_relu.onnx (CASES=pw1d3d in scripts/bench-conv.sh);
+// the 1-D and 3-D per-group gconv1d_g4k5_bn_relu.onnx and
+// gconv3d_g4_bn_relu.onnx (CASES=pergroup1d3d).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
@@ -109,4 +111,10 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	// 16k + 1 output channels (bench-conv.sh CASES=chan16k1).
 	model("conv1d_m17_bias_relu", []int64{1, 64, 1000}, []int64{17, 64, 3}, 1, 1, false)
 	model("conv3d_m17_bias_relu", []int64{1, 16, 8, 28, 28}, []int64{17, 16, 3, 3, 3}, 1, 1, false)
+	// 1-D and 3-D per-group grouped ones with BatchNormalization
+	// (bench-conv.sh CASES=pergroup1d3d, emit/conv_pergroup_epi.go): a
+	// QuartzNet-style 1×64×1000 → 64, 4 groups of 16, kernel 5, and
+	// 1×32×8×28×28 → 64, 4 groups of 16, 3×3×3.
+	model("gconv1d_g4k5_bn_relu", []int64{1, 64, 1000}, []int64{64, 16, 5}, 4, 2, true)
+	model("gconv3d_g4_bn_relu", []int64{1, 32, 8, 28, 28}, []int64{64, 8, 3, 3, 3}, 4, 1, true)
 }
