@@ -37,7 +37,8 @@ import (
 //     mmnhwc and mmnchw: the channels-last 1×1 product with a
 //     channels-last or NCHW result; c1d and c3d: a 1-D or 3-D
 //     convolution of conv_general.go, whose grouped 2-D ones take nhwc and
-//     nchw, and its per-group ones gnhwc and gnchw, the region written in
+//     nchw, and its per-group ones gnhwc and gnchw (1-D and 3-D: gn1d,
+//     gn3d), the region written in
 //     the split view of the result (generalEpilogueForm,
 //     conv_pergroup_epi.go); bits 32 or 16, the block of a 32- or
 //     64-bit accumulator); a 1×1 product past mmEpiMaxC or mmEpiMaxM, or

@@ -56,11 +56,11 @@ import (
 //     block (generalEpilogueForm: the one-group and per-output-channel
 //     blocks), it reads the accumulator through its indexing map
 //     (convGeneralEpilogueFused) and is the epilogue region's first op.
-//     The 2-D per-group block's epilogue is fused in the split view of
-//     the result ([N, G, M/G, OH, OW] or [N, OH, OW, G, M/G], so that a
-//     root tile stays in one group and reads the accumulator through a
-//     projected permutation: conv_pergroup_epi.go); a 1-D or 3-D one,
-//     and one with a padding channel (M/G = 16k + 1, whose root tiles
+//     The per-group block's epilogue is fused in the split view of the
+//     result ([N, G, M/G, OH, OW] or [N, OH, OW, G, M/G]; 1-D [N, G, M/G,
+//     OW], 3-D [N, G, M/G, OD, OH, OW]; so that a root tile stays in one
+//     group and reads the accumulator through a projected permutation:
+//     conv_pergroup_epi.go); one with a padding channel (M/G = 16k + 1, whose root tiles
 //     would leave the block a one-channel remainder), keep it as a pass
 //     of its own (gathering such a convolution per output channel
 //     instead, so that the per-channel form fuses it, measured 2× slower
@@ -702,14 +702,16 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 //   - "nchw" and "nhwc": a grouped 2-D one, as conv_nhwc.go's forms;
 //   - "gnchw" and "gnhwc": a 2-D per-group one (M/G ≥ 8, at most 16
 //     groups), its region in the split view of the result (loops n, g,
-//     m′, oh, ow or n, oh, ow, g, m′; conv_pergroup_epi.go).
+//     m′, oh, ow or n, oh, ow, g, m′; conv_pergroup_epi.go);
+//   - "gn1d" and "gn3d": a 1-D or 3-D per-group one, the same (loops n,
+//     g, m′, ow or n, g, m′, od, oh, ow).
 //
 // The fused read-back (convGeneralEpilogueFused) reads the accumulator
 // through its indexing map, which the tiling of the root carries to the
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
-// Not taken: a 1-D or 3-D per-group form, a grouped block channel count
+// Not taken: a grouped block channel count
 // of 16k + 1 (the padding channel; a one-group one is fused, its
 // one-channel remainder tile vectorized along the output columns, and
 // 32k + 17 channels of a 4-byte accumulator take the 16-channel root

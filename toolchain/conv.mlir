@@ -71,7 +71,10 @@
 // is emitted in the split view of the result (loops n, g, m, oh, ow or
 // n, oh, ow, g, m; emit/conv_pergroup_epi.go), whose root
 // (niro.epi_gnchw<bits>, niro.epi_gnhwc<bits>) is tiled by one group's
-// block and fused as the channels-last form's (@conv_epi_gnchw32).
+// block and fused as the channels-last form's (@conv_epi_gnchw32); a 1-D
+// one's (niro.epi_gn1d<bits>) through the read-back's rank-reducing slice
+// (@conv_epi_gn1d32), a 3-D one's (niro.epi_gn3d<bits>) through its
+// expand_shape (@conv_epi_gn3d32).
 //
 // Exactness: the schedule only reorders whole output elements and keeps
 // each element's sum in the naive loop nest's order, from the fill's zero,
