@@ -19,7 +19,8 @@ import (
 // and then one; each with its epilogue fused: 2-D NCHW (the channels-last
 // block with an NCHW root), strides, dilations, odd output widths (column
 // remainders of the 8-column block), two images, f32 and f64; 1-D and 3-D
-// (conv_general.go's c1d and c3d), a 1-D pointwise one (the rank-7 block).
+// (conv_general.go's c1d and c3d), a 1-D pointwise one (the cache block
+// of the NC… product, emit/conv_pw1d3d.go: a channel remainder of one).
 var chan16k1Cases = []genEpiCase{
 	{name: "m17_bn_relu", conv: convCase{x: []int64{1, 8, 9, 13}, w: []int64{17, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "nchw16"},
 	{name: "m33_bn_relu", conv: convCase{x: []int64{1, 6, 7, 10}, w: []int64{33, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "nchw32"},
@@ -42,7 +43,7 @@ var chan16k1Cases = []genEpiCase{
 	{name: "c1d_m17_bn_relu", conv: convCase{x: []int64{1, 5, 37}, w: []int64{17, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c1d16"},
 	{name: "c1d_m33_hardswish_strided", conv: convCase{x: []int64{2, 6, 29}, w: []int64{33, 6, 4}, strides: []int64{3}, dilations: []int64{2}, pads: []int64{2, 3}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "c1d32"},
 	{name: "c1d_m17_residual_f64", conv: convCase{x: []int64{1, 4, 19}, w: []int64{17, 4, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 2}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "c1d16"},
-	{name: "c1d_pointwise_m17_bn_relu", conv: convCase{x: []int64{1, 24, 21}, w: []int64{17, 24, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c1d16"},
+	{name: "c1d_pointwise_m17_bn_relu", conv: convCase{x: []int64{1, 24, 21}, w: []int64{17, 24, 1}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk1d, niro.mmk_h0"},
 	{name: "c3d_m17_bn_relu", conv: convCase{x: []int64{1, 4, 5, 7, 11}, w: []int64{17, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d16"},
 	{name: "c3d_m33_bias_f64", conv: convCase{x: []int64{1, 3, 4, 5, 9}, w: []int64{33, 3, 2, 3, 3}, strides: []int64{1, 1, 2}, dilations: []int64{1, 1, 1}, pads: []int64{0, 1, 1, 0, 1, 1}, groups: 1, bias: true}, elem: "f64", body: "bias", form: "c3d16"},
 }
@@ -61,26 +62,16 @@ func TestConvChan16k1EpilogueFused(t *testing.T) {
 	for _, c := range chan16k1Cases {
 		t.Run(c.name, func(t *testing.T) {
 			src := c.program()
-			path := filepath.Join(t.TempDir(), c.name+".niro")
-			if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(em.MLIR, "niro.epi_"+c.form+" ") && !strings.Contains(em.MLIR, "niro.epi_"+c.form+"}") {
-				t.Fatalf("no niro.epi_%s root in the emitted text:\n%s", c.form, em.MLIR)
-			}
+			mlir := emitEpi(t, c.name, src, c.form)
 			M := c.conv.w[0]
 			// The block's accumulator: the result's channel count, no
 			// padding channel.
 			mm := strings.HasPrefix(c.form, "mm") || strings.HasPrefix(c.form, "rows")
-			blk := regexp.MustCompile(`outs\(%\w+ : tensor<[\dx]+x(\d+)x`+c.elem+`>\) attrs = \{niro\.conv2d_e\}`).FindAllStringSubmatch(em.MLIR, -1)
+			blk := regexp.MustCompile(`outs\(%\w+ : tensor<[\dx]+x(\d+)x`+c.elem+`>\) attrs = \{niro\.conv2d_e\}`).FindAllStringSubmatch(mlir, -1)
 			if !mm && (len(blk) != 1 || blk[0][1] != fmt.Sprint(M)) {
-				t.Fatalf("want one niro.conv2d_e block of %d channels, got %v:\n%s", M, blk, em.MLIR)
+				t.Fatalf("want one niro.conv2d_e block of %d channels, got %v:\n%s", M, blk, mlir)
 			}
-			checkChan16k1Fused(t, c, path)
+			checkChan16k1Fused(t, c, src)
 			if t.Failed() {
 				return
 			}
@@ -89,51 +80,16 @@ func TestConvChan16k1EpilogueFused(t *testing.T) {
 	}
 }
 
-// checkChan16k1Fused checks the IR of c (written at path) after
-// linalg-fuse-elementwise-ops: the epilogue's ops on vectors in a tile
-// loop after the block's sum and in no generic outside a loop, no scalar
-// epilogue op, and the one-channel block's sum on vectors of its columns
-// (vector<8x…> or vector<…x…> of at most 8 elements with no channel
-// dimension: the one-channel tile reads X along the columns).
-func checkChan16k1Fused(t *testing.T, c genEpiCase, path string) {
+// checkChan16k1Fused checks src, c's program, after
+// linalg-fuse-elementwise-ops: its epilogue fused into the tile loops
+// (checkEpiFused), no scalar product, and the one-channel block's sum on
+// vectors of its columns (vector<8x…> or vector<…x…> of at most 8
+// elements with no channel dimension: the one-channel tile reads X along
+// the columns).
+func checkChan16k1Fused(t *testing.T, c genEpiCase, src string) {
 	t.Helper()
-	ops := map[string][]string{
-		"bias":      {"arith.addf"},
-		"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
-		"hardswish": {"arith.minimumf", "arith.maximumf"},
-		"residual":  {"arith.maximumf"},
-	}[c.body]
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-	loops := 0
-	for _, s := range funcStatements(ir) {
-		head := strings.TrimSpace(s)
-		if strings.Contains(head, "= linalg.generic") {
-			for _, op := range ops {
-				if strings.Contains(s, op) {
-					t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
-				}
-			}
-		}
-		if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
-			continue
-		}
-		in := true
-		for _, op := range ops {
-			in = in && strings.Contains(s[strings.Index(s, "arith.mulf"):], op)
-		}
-		if in {
-			loops++
-		}
-	}
-	if loops == 0 {
-		t.Errorf("no tile loop computes the epilogue after the block's sum")
-	}
+	ir, _ := checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body])
 	for _, l := range strings.Split(ir, "\n") {
-		for _, op := range ops {
-			if strings.Contains(l, op+" ") && !strings.Contains(l, "vector<") {
-				t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
-			}
-		}
 		if strings.Contains(l, "arith.mulf") && !strings.Contains(l, "vector<") {
 			t.Errorf("a scalar product (a block left a loop nest): %s", strings.TrimSpace(l))
 		}
@@ -169,36 +125,8 @@ func TestConvChan16k1EpilogueChannelsLast(t *testing.T) {
   %%8 = conv %%7, %%3, %%4 {dilations = [1, 1], group = 1, pads = [1, 1, 1, 1], strides = [1, 1]} : (%[4]s, %[3]s, tensor<17xf32>) -> %[5]s
   return %%8 : %[5]s
 }`, xt, w1t, w2t, mid, res)
-	path := filepath.Join(t.TempDir(), "g.niro")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tag := range []string{"niro.epi_nhwc32", "niro.epi_nchw16"} {
-		if strings.Count(em.MLIR, tag) != 1 {
-			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(em.MLIR, tag))
-		}
-	}
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-	loops := 0
-	for _, s := range funcStatements(ir) {
-		head := strings.TrimSpace(s)
-		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.maximumf") || strings.Contains(s, "arith.addf")) {
-			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
-		}
-		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
-			loops++
-		}
-	}
-	if loops < 2 {
-		t.Errorf("%d tile loops with vector products, want 2 or more", loops)
-	}
-	if t.Failed() {
-		t.Logf("IR:\n%s", ir)
-		return
+	if _, loops := checkEpiFused(t, "g", src, []string{"nhwc32", "nchw16"}, []string{"arith.maximumf"}, []string{"arith.addf"}); loops < 2 || t.Failed() {
+		t.Fatalf("%d tile loops hold an epilogue, want 2 or more", loops)
 	}
 	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(33, 0.5)
 	w2, b2 := seq(numel(c2.w), 0.6), seq(17, 0.25)

@@ -35,10 +35,10 @@ var pgEpiCases = []genEpiCase{
 }
 
 // checkGenEpiFused checks one case of conv_general.go's fused epilogue:
-// the root's tag in the emitted text; on the IR after
-// linalg-fuse-elementwise-ops, the epilogue's arithmetic inside the
-// convolution's tile loop on vectors, after the block's sum, and in no
-// generic outside a loop; the bits of host-O0 and of a Go loop.
+// the root's tag in the emitted text (and the per-group block's,
+// niro.conv2dg_e, for a per-group root); its epilogue fused into the tile
+// loops after linalg-fuse-elementwise-ops (checkEpiFused); the bits of
+// host-O0 and of a Go loop.
 func checkGenEpiFused(t *testing.T, c genEpiCase) {
 	t.Helper()
 	src := c.program()
@@ -49,60 +49,10 @@ func checkGenEpiFused(t *testing.T, c genEpiCase) {
 		src = strings.Replace(src, "conv %0, %1, %15 ", "conv %0, %1 ", 1)
 		src = strings.Replace(src, ", "+bt+") -> ", ") -> ", 1)
 	}
-	path := filepath.Join(t.TempDir(), c.name+".niro")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+	if mlir := emitEpi(t, c.name, src, c.form); strings.HasPrefix(c.form, "gn") && !strings.Contains(mlir, "niro.conv2dg_e") {
+		t.Fatalf("no niro.conv2dg_e block in the emitted text:\n%s", mlir)
 	}
-	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(em.MLIR, "niro.epi_"+c.form+" ") && !strings.Contains(em.MLIR, "niro.epi_"+c.form+"}") {
-		t.Fatalf("no niro.epi_%s root in the emitted text:\n%s", c.form, em.MLIR)
-	}
-	if strings.HasPrefix(c.form, "gn") && !strings.Contains(em.MLIR, "niro.conv2dg_e") {
-		t.Fatalf("no niro.conv2dg_e block in the emitted text:\n%s", em.MLIR)
-	}
-	ops := map[string][]string{
-		"bias":      {"arith.addf"},
-		"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
-		"hardswish": {"arith.minimumf", "arith.maximumf"},
-		"residual":  {"arith.maximumf"},
-	}[c.body]
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-	loops := 0
-	for _, s := range funcStatements(ir) {
-		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-		if strings.Contains(head, "= linalg.generic") {
-			for _, op := range ops {
-				if strings.Contains(s, op) {
-					t.Errorf("a generic outside the tile loop computes %s:\n%s", op, s)
-				}
-			}
-		}
-		if !strings.Contains(head, "scf.for") || !strings.Contains(s, "arith.mulf") || !strings.Contains(s, "vector<") {
-			continue
-		}
-		in := true
-		for _, op := range ops {
-			in = in && strings.Contains(s[strings.Index(s, "arith.mulf"):], op)
-		}
-		if in {
-			loops++
-		}
-	}
-	if loops == 0 {
-		t.Errorf("no tile loop computes the epilogue after the block's sum")
-	}
-	for _, l := range strings.Split(ir, "\n") {
-		for _, op := range ops {
-			if strings.Contains(l, op+" ") && !strings.Contains(l, "vector<") {
-				t.Errorf("%s on scalars: %s", op, strings.TrimSpace(l))
-			}
-		}
-	}
-	if t.Failed() {
-		t.Logf("IR:\n%s", ir)
+	if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
 		return
 	}
 	checkGenEpiBits(t, c, src)
@@ -137,43 +87,12 @@ func TestConvPerGroupEpilogueFusedChannels(t *testing.T) {
   %%10 = add %%8, %%9 : (%[5]s, %[5]s) -> %[5]s
   return %%10 : %[5]s
 }`, xt, w1t, w2t, mid, res)
-	path := filepath.Join(t.TempDir(), "g.niro")
-	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
+	roots := []string{"gnhwc32", "gnchw32"}
+	if n := strings.Count(emitEpi(t, "g", src, roots...), "niro.conv2dg_e"); n != 2 {
+		t.Fatalf("%d niro.conv2dg_e blocks in the emitted text, want 2", n)
 	}
-	em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, tag := range []string{"niro.epi_gnhwc32", "niro.epi_gnchw32"} {
-		if strings.Count(em.MLIR, tag) != 1 {
-			t.Errorf("%s: %d roots in the emitted text, want 1", tag, strings.Count(em.MLIR, tag))
-		}
-	}
-	if strings.Count(em.MLIR, "niro.conv2dg_e") != 2 {
-		t.Errorf("%d niro.conv2dg_e blocks in the emitted text, want 2", strings.Count(em.MLIR, "niro.conv2dg_e"))
-	}
-	if t.Failed() {
-		t.Logf("emitted:\n%s", em.MLIR)
-		return
-	}
-	ir := fusedIRThrough(t, path, "linalg-fuse-elementwise-ops")
-	loops := 0
-	for _, s := range funcStatements(ir) {
-		head, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-		if strings.Contains(head, "= linalg.generic") && (strings.Contains(s, "arith.maximumf") || strings.Contains(s, "arith.addf")) {
-			t.Errorf("a generic outside the tile loops computes the epilogue:\n%s", s)
-		}
-		if strings.Contains(head, "scf.for") && strings.Contains(s, "arith.mulf") && strings.Contains(s, "vector<") {
-			loops++
-		}
-	}
-	if loops < 2 {
-		t.Errorf("%d tile loops with vector products, want 2 or more", loops)
-	}
-	if t.Failed() {
-		t.Logf("IR:\n%s", ir)
-		return
+	if _, loops := checkEpiFused(t, "g", src, roots, []string{"arith.maximumf"}, []string{"arith.addf"}); loops < 2 || t.Failed() {
+		t.Fatalf("%d tile loops hold an epilogue, want 2 or more", loops)
 	}
 	x, w1, b1 := seq(numel(c1.x), 1.5), seq(numel(c1.w), 0.75), seq(64, 0.5)
 	w2, b2 := seq(numel(c2.w), 0.6), seq(48, 0.25)

@@ -84,13 +84,8 @@ func TestConvPointwise1D3DEpilogueFused(t *testing.T) {
 			if !strings.Contains(emitEpi(t, c.name, src, c.form), "niro.mm_e") {
 				t.Fatalf("no niro.mm_e product for the niro.epi_%s root", c.form)
 			}
-			ops := map[string][]string{
-				"bias":      {"arith.addf"},
-				"bn":        {"arith.subf", "arith.divf", "arith.maximumf"},
-				"hardswish": {"arith.minimumf", "arith.maximumf"},
-				"residual":  {"arith.maximumf"},
-			}[c.body]
-			if _, n := checkEpiFused(t, c.name, src, []string{c.form}, append(ops, pwHalfOps(c.elem)...)); n == 0 || t.Failed() {
+			ops := append(append([]string(nil), genEpiOps[c.body]...), pwHalfOps(c.elem)...)
+			if _, n := checkEpiFused(t, c.name, src, []string{c.form}, ops); n == 0 || t.Failed() {
 				t.Fatalf("no tile loop holds the product's register blocks and then the epilogue")
 			}
 			checkGenEpiBits(t, c, src)
