@@ -105,7 +105,10 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // @conv_steps1) is vectorized along its output columns.
 func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 	if G != 1 {
-		return M%16 == 1
+		// (A depthwise one, G = M and one input channel per group, keeps
+		// its channels: the schedule's one-channel depthwise block,
+		// @conv_steps_dw1.)
+		return M%16 == 1 && !(G == M && C == 1)
 	}
 	return M == 1 && !(KH == 1 && KW == 1 || useConvRows(OW, M, C, KH, KW))
 }

@@ -5,7 +5,7 @@ import "testing"
 // TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
 // padding channel: one output channel outside the 1×1 product and the row
 // form, and grouped ones of 16k + 1 channels; a one-group convolution of
-// 16k + 1 channels (k ≥ 1) keeps its channels.
+// 16k + 1 channels (k ≥ 1) keeps its channels, and so does a depthwise one.
 func TestPaddedChannelConv(t *testing.T) {
 	cases := []struct {
 		G, M, C, KH, KW, OW int64
@@ -21,7 +21,8 @@ func TestPaddedChannelConv(t *testing.T) {
 		{1, 1, 64, 3, 1, 28, true},   // a kernel side of 1: a block of 2
 		{1, 1, 64, 1, 1, 28, false},  // the 1×1 product
 		{1, 1, 64, 3, 3, 56, false},  // the row form
-		{33, 33, 1, 3, 3, 12, true},  // depthwise
+		{33, 33, 1, 3, 3, 12, false}, // depthwise: the one-channel depthwise block
+		{17, 17, 2, 3, 3, 12, true},  // 17 groups of one output channel, two inputs
 		{3, 33, 2, 3, 3, 7, true},    // three groups of 11
 		{1, 32, 64, 3, 3, 28, false},
 	}
