@@ -141,3 +141,45 @@ func checkDWChainBits(t *testing.T, k dwMiscChainCase, e, src string) {
 		}
 	}
 }
+
+// grouped16k1Cases are grouped convolutions of conv_general.go gathered
+// per output channel (M/G < 8 or more than 16 groups) with 16k + 1
+// output channels, no padding channel, epilogue fused: 2-D (NCHW root,
+// the rank-7 block: a remainder block of 17 for f32's 32-channel block,
+// one channel, @conv_steps1, for 33 channels and for f64), 1-D
+// depthwise (the rank-6 depthwise block; 33 f64 channels leave the
+// one-channel block, @conv_steps_dw1) and 1-D grouped (the rank-7 block's
+// one-channel remainder); strides, dilations, odd widths, two images.
+var grouped16k1Cases = []genEpiCase{
+	{name: "g17x1_bn_relu", conv: convCase{x: []int64{1, 34, 9, 10}, w: []int64{17, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 17, bias: true}, elem: "f32", body: "bn", form: "nchw32"},
+	{name: "g11x3_hardswish_strided", conv: convCase{x: []int64{1, 22, 11, 13}, w: []int64{33, 2, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 11, bias: true}, elem: "f32", body: "hardswish", form: "nchw32"},
+	{name: "g17x1_residual_batch2_f64", conv: convCase{x: []int64{2, 51, 6, 9}, w: []int64{17, 3, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 17, bias: true}, elem: "f64", body: "residual", form: "nchw16"},
+	{name: "g11x3_bn_relu_dilated_f64", conv: convCase{x: []int64{1, 22, 9, 11}, w: []int64{33, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{2, 1}, pads: []int64{2, 1, 2, 1}, groups: 11, bias: true}, elem: "f64", body: "bn", form: "nchw16"},
+	{name: "c1d_dw17_bn_relu", conv: convCase{x: []int64{1, 17, 20}, w: []int64{17, 1, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 17, bias: true}, elem: "f32", body: "bn", form: "c1d32"},
+	{name: "c1d_dw33_residual_f64", conv: convCase{x: []int64{2, 33, 19}, w: []int64{33, 1, 5}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{2, 2}, groups: 33, bias: true}, elem: "f64", body: "residual", form: "c1d16"},
+	{name: "c1d_g33x1_hardswish_strided", conv: convCase{x: []int64{1, 66, 29}, w: []int64{33, 2, 3}, strides: []int64{2}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 33, bias: true}, elem: "f32", body: "hardswish", form: "c1d32"},
+}
+
+// TestConvGrouped16k1EpilogueFused checks grouped16k1Cases: the root's
+// tag and a block accumulator of the M channels (no padding channel);
+// after linalg-fuse-elementwise-ops (under checkEpiFused's deadline) the
+// epilogue's arithmetic on vectors inside the tile loop and in no generic
+// outside one; and the bits of host-O0 and of a Go loop (checkGenEpiBits).
+func TestConvGrouped16k1EpilogueFused(t *testing.T) {
+	requireTools(t)
+	for _, c := range grouped16k1Cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.program()
+			mlir := emitEpi(t, c.name, src, c.form)
+			M := c.conv.w[0]
+			blk := regexp.MustCompile(`outs\(%\w+ : tensor<[\dx]+x(\d+)x`+c.elem+`>\) attrs = \{niro\.(?:dw)?conv2d_e\}`).FindAllStringSubmatch(mlir, -1)
+			if len(blk) != 1 || blk[0][1] != fmt.Sprint(M) {
+				t.Fatalf("want one fused block of %d channels, got %v:\n%s", M, blk, mlir)
+			}
+			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
+				return
+			}
+			checkGenEpiBits(t, c, src)
+		})
+	}
+}

@@ -140,9 +140,11 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	if g.perGroup {
 		block = g.Mg
 	}
-	if block%16 == 1 && (g.G > 1 || block == 1) {
+	if block%16 == 1 && (g.perGroup || block == 1) {
 		// (One group of 16k + 1 channels, k ≥ 1, keeps them: the
-		// schedule's one-channel remainder block, @conv_steps1.)
+		// schedule's one-channel remainder block, @conv_steps1; so does
+		// the per-output-channel block, and its depthwise block,
+		// @conv_steps_dw1.)
 		g.mp++
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
@@ -749,7 +751,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
 	}
 	switch {
-	case M < 2 || M%16 == 1 && G > 1:
+	case M < 2 || G > 1 && Mg >= 8 && G <= 16 && M%16 == 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16:
 		// Per group (conv_pergroup_epi.go): 2-D, no padding channel, not
