@@ -164,7 +164,7 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
 		return
 	}
-	// One output channel, or a grouped block channel count of 16k + 1:
+	// One output channel, or a per-group block channel count of 16k + 1:
 	// conv_general.go gives it a padding channel (paddedChannelConv).
 	if S == 2 && paddedChannelConv(op.Groups, wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {
 		return

@@ -87,13 +87,13 @@ type convGeom struct {
 	accElem              niro.ScalarType
 	perGroup, perChannel bool
 	// mp is the channel count of one block's accumulator per group (one
-	// group: of the whole): M/G, or M/G + 1 for a grouped block of 16k + 1
-	// channels (the depthwise and per-group blocks' one-channel remainder,
-	// which the schedule's unit-dimension folding does not finish on in
-	// MLIR 22) and for one channel (a block of 2). A one-group block of
-	// 16k + 1 channels (k ≥ 1) keeps them: the schedule's one-channel
-	// remainder block (toolchain/conv.mlir, @conv_steps1). The extra
-	// channel's values are never read back.
+	// group: of the whole): M/G, or M/G + 1 for a per-group block of
+	// 16k + 1 channels (its one-channel remainder) and for one channel (a
+	// block of 2). A one-group block of 16k + 1 channels (k ≥ 1) keeps
+	// them: the schedule's one-channel remainder block
+	// (toolchain/conv.mlir, @conv_steps1); so do the per-output-channel
+	// block (G·M/G channels: @conv_steps1) and its depthwise block
+	// (@conv_steps_dw1). The extra channel's values are never read back.
 	mp int64
 	x  niro.Value
 	// epi: the epilogue is fused into the block (generalEpilogueForm);
@@ -711,8 +711,9 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
-// Not taken: a 1-D or 3-D per-group form, a grouped block channel count
-// of 16k + 1 (the padding channel; a one-group one is fused, its
+// Not taken: a 1-D or 3-D per-group form, a per-group block of 16k + 1
+// channels or of M = 16k + 1 (the padding channel; a one-group one, a
+// depthwise one and one gathered per output channel are fused, the
 // one-channel remainder tile vectorized along the output columns, and
 // 32k + 17 channels of a 4-byte accumulator take the 16-channel root
 // tile, epiBlock16), a channel multiplier that conv_dwmult.go's row form

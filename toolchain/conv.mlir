@@ -36,7 +36,9 @@
 // permuted accumulator write, do not terminate in MLIR 22; its step is a
 // vector along the block's output columns (X gathered, the filter element
 // broadcast). The row form's one-channel remainder block, folded to rank 4
-// (ow, c, kh, kw), takes @conv_steps_rows4.
+// (ow, c, kh, kw), takes @conv_steps_rows4; the depthwise block's
+// (niro.dwconv2d, a depthwise convolution of 16k + 1 channels),
+// @conv_steps_dw1.
 //
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
