@@ -297,49 +297,7 @@ func TestConvDWMiscEpilogueChain(t *testing.T) {
 				if t.Failed() {
 					return
 				}
-				x32, w32, b32 := seq(numel(k.c1.x), 1.5), seq(numel(k.c1.w), 0.75), seq(int(k.c1.w[0]), 0.5)
-				v32, d32 := seq(numel(k.c2.w), 0.6), seq(int(k.c2.w[0]), 0.4)
-				if e == "f32" {
-					mid := convRef(k.c1, x32, w32, b32)
-					for i, v := range mid {
-						mid[i] = max(v, 0)
-					}
-					want := convRef(k.c2, mid, v32, d32)
-					if k.c2.bias {
-						for i, v := range want {
-							want[i] = max(v, 0)
-						}
-					}
-					checkF32(t, runNiroWithin(t, 3*time.Minute, src, tf32(k.c1.x, x32), tf32(k.c1.w, w32), tf32(k.c1.w[:1], b32), tf32(k.c2.w, v32), tf32(k.c2.w[:1], d32))[0], want)
-					return
-				}
-				wide := func(v []float32, s float64) []float64 {
-					r := make([]float64, len(v))
-					for i, f := range v {
-						r[i] = float64(f) * s
-					}
-					return r
-				}
-				x, w, b, v, d := wide(x32, 1.1), wide(w32, 0.9), wide(b32, 1.3), wide(v32, 0.7), wide(d32, 1.2)
-				mid := convRef(k.c1, x, w, b)
-				for i, u := range mid {
-					mid[i] = max(u, 0)
-				}
-				want := convRef(k.c2, mid, v, d)
-				if k.c2.bias {
-					for i, u := range want {
-						want[i] = max(u, 0)
-					}
-				}
-				got := runNiroWithin(t, 3*time.Minute, src, tf64(k.c1.x, x), tf64(k.c1.w, w), tf64(k.c1.w[:1], b), tf64(k.c2.w, v), tf64(k.c2.w[:1], d))[0].Data
-				if len(got) != 8*len(want) {
-					t.Fatalf("got %d bytes, want %d elements", len(got), len(want))
-				}
-				for i, u := range want {
-					if g := binary.LittleEndian.Uint64(got[8*i:]); g != math.Float64bits(u) {
-						t.Fatalf("element %d: got %v, want %v", i, math.Float64frombits(g), u)
-					}
-				}
+				checkDWChainBits(t, k, e, src)
 			})
 		}
 	}

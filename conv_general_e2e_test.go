@@ -20,8 +20,9 @@ import (
 // column gather), dilations, asymmetric pads, pointwise kernels, channel
 // multipliers, per-channel grouped blocks (M/G < 8 or more than 16 groups)
 // and per-group blocks (M/G ≥ 8, at most 16 groups), and block channel
-// counts of 16k + 1: grouped ones get a padding channel (17, 34 = 2 × 17),
-// one-group ones (33) the schedule's one-channel remainder block.
+// counts of 16k + 1: per-group blocks get a padding channel (34 = 2 × 17),
+// one-group (33) and depthwise ones the schedule's one-channel remainder
+// block.
 var generalConvCases = []convCase{
 	// 1-D
 	{x: []int64{2, 5, 37}, w: []int64{19, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true},
@@ -42,8 +43,8 @@ var generalConvCases = []convCase{
 	{x: []int64{1, 4, 6, 7}, w: []int64{40, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true},
 	{x: []int64{1, 4, 6, 7}, w: []int64{34, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true},
 	// 2-D with 16k + 1 output channels: one group (conv_nhwc.go's block
-	// and its one-channel remainder block), depthwise (conv_general.go's
-	// padded block)
+	// and its one-channel remainder block), depthwise (the depthwise
+	// block's one-channel remainder block, @conv_steps_dw1)
 	{x: []int64{1, 6, 5, 12}, w: []int64{33, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 	{x: []int64{1, 33, 5, 12}, w: []int64{33, 1, 3, 3}, strides: []int64{1, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 33},
 	// 3-D

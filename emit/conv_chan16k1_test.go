@@ -4,8 +4,9 @@ import "testing"
 
 // TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
 // padding channel: one output channel outside the 1×1 product and the row
-// form, and grouped ones of 16k + 1 channels; a one-group convolution of
-// 16k + 1 channels (k ≥ 1) keeps its channels.
+// form, and per-group ones of 16k + 1 channels per group; a one-group
+// convolution of 16k + 1 channels (k ≥ 1) keeps its channels, and so do
+// a depthwise one and one gathered per output channel.
 func TestPaddedChannelConv(t *testing.T) {
 	cases := []struct {
 		G, M, C, KH, KW, OW int64
@@ -21,8 +22,10 @@ func TestPaddedChannelConv(t *testing.T) {
 		{1, 1, 64, 3, 1, 28, true},   // a kernel side of 1: a block of 2
 		{1, 1, 64, 1, 1, 28, false},  // the 1×1 product
 		{1, 1, 64, 3, 3, 56, false},  // the row form
-		{33, 33, 1, 3, 3, 12, true},  // depthwise
-		{3, 33, 2, 3, 3, 7, true},    // three groups of 11
+		{33, 33, 1, 3, 3, 12, false}, // depthwise: the one-channel depthwise block
+		{17, 17, 2, 3, 3, 12, false}, // per output channel: the one-channel block
+		{3, 33, 2, 3, 3, 7, false},   // three groups of 11 (per group, no remainder of 1)
+		{2, 34, 4, 3, 3, 7, true},    // two groups of 17: the per-group block's padding channel
 		{1, 32, 64, 3, 3, 28, false},
 	}
 	for _, c := range cases {

@@ -280,8 +280,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	// A block with a padding channel (one channel, or a grouped block of
-	// 16k + 1: paddedChannelConv) is not fused: its root tile would leave
+	// A block with a padding channel (one channel, or a per-group block
+	// of 16k + 1: paddedChannelConv) is not fused: its root tile would leave
 	// the schedule a block that the padding does not cover. One output
 	// channel of a 1×1 convolution or of the row form with NCHW values is
 	// fused: the product's block (mm, mmk) and the row form's have their
@@ -290,7 +290,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// schedule a one-channel convolution tile, vectorized along its
 	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
 	// tile of one channel (epiBlock16 for 32k + 17 channels of a 4-byte
-	// accumulator).
+	// accumulator); so is a depthwise one (depthwiseNHWC, the one-channel
+	// depthwise block, @conv_steps_dw1).
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	// The depthwise row form with a channel multiplier (conv_dwmult.go,
 	// which conv lowers first), a single input channel (groups 1, C = 1)

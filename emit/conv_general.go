@@ -87,13 +87,13 @@ type convGeom struct {
 	accElem              niro.ScalarType
 	perGroup, perChannel bool
 	// mp is the channel count of one block's accumulator per group (one
-	// group: of the whole): M/G, or M/G + 1 for a grouped block of 16k + 1
-	// channels (the depthwise and per-group blocks' one-channel remainder,
-	// which the schedule's unit-dimension folding does not finish on in
-	// MLIR 22) and for one channel (a block of 2). A one-group block of
-	// 16k + 1 channels (k ≥ 1) keeps them: the schedule's one-channel
-	// remainder block (toolchain/conv.mlir, @conv_steps1). The extra
-	// channel's values are never read back.
+	// group: of the whole): M/G, or M/G + 1 for a per-group block of
+	// 16k + 1 channels (its one-channel remainder) and for one channel (a
+	// block of 2). A one-group block of 16k + 1 channels (k ≥ 1) keeps
+	// them: the schedule's one-channel remainder block
+	// (toolchain/conv.mlir, @conv_steps1); so do the per-output-channel
+	// block (G·M/G channels: @conv_steps1) and its depthwise block
+	// (@conv_steps_dw1). The extra channel's values are never read back.
 	mp int64
 	x  niro.Value
 	// epi: the epilogue is fused into the block (generalEpilogueForm);
@@ -140,9 +140,11 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 	if g.perGroup {
 		block = g.Mg
 	}
-	if block%16 == 1 && (g.G > 1 || block == 1) {
+	if block%16 == 1 && (g.perGroup || block == 1) {
 		// (One group of 16k + 1 channels, k ≥ 1, keeps them: the
-		// schedule's one-channel remainder block, @conv_steps1.)
+		// schedule's one-channel remainder block, @conv_steps1; so does
+		// the per-output-channel block, and its depthwise block,
+		// @conv_steps_dw1.)
 		g.mp++
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
@@ -711,8 +713,9 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
-// Not taken: a grouped block channel count
-// of 16k + 1 (the padding channel; a one-group one is fused, its
+// Not taken: a per-group block of 16k + 1 channels or of M = 16k + 1
+// (the padding channel; a one-group one, a depthwise one and one gathered
+// per output channel are fused, the
 // one-channel remainder tile vectorized along the output columns, and
 // 32k + 17 channels of a 4-byte accumulator take the 16-channel root
 // tile, epiBlock16), a channel multiplier that conv_dwmult.go's row form
@@ -751,7 +754,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
 	}
 	switch {
-	case M < 2 || M%16 == 1 && G > 1:
+	case M < 2 || G > 1 && Mg >= 8 && G <= 16 && M%16 == 1:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16:
 		// Per group (conv_pergroup_epi.go): 2-D, no padding channel, not

@@ -478,7 +478,9 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 // over (n, oh, ow, c, kh, kw) tagged niro.dwconv2d that adds each product
 // in the order (kh, kw) ascending from zero (the group's single channel:
 // the order of docs/ops.md). The convolution schedule blocks it over
-// output columns × channels.
+// output columns × channels; 16k + 1 channels (no padding channel) leave
+// it a one-channel block, which @conv_steps_dw1 vectorizes along its
+// output columns.
 func (fe *funcEmitter) depthwiseNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) {
 	x := op.X
 	acc, accElem := accumulator(xt.Elem, elem)

@@ -36,7 +36,9 @@
 // permuted accumulator write, do not terminate in MLIR 22; its step is a
 // vector along the block's output columns (X gathered, the filter element
 // broadcast). The row form's one-channel remainder block, folded to rank 4
-// (ow, c, kh, kw), takes @conv_steps_rows4.
+// (ow, c, kh, kw), takes @conv_steps_rows4; the depthwise block's
+// (niro.dwconv2d, a depthwise convolution of 16k + 1 channels),
+// @conv_steps_dw1.
 //
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
@@ -574,6 +576,57 @@ module attributes {transform.with_named_sequence} {
     transform.yield
   }
 
+  // A one-channel depthwise block (a depthwise convolution of 16k + 1
+  // channels, emit/conv_nhwc.go, leaves one after the 16- or 32-channel
+  // blocks; tags niro.dwconv2d and niro.dwconv2d_e, not a pool): steps 3
+  // to 5 in @conv_steps1's order, for the same reasons. Its step is
+  // acc[ow] += x[ow] · w, a vector along the block's output columns.
+  transform.named_sequence @conv_match_dw_block1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c6 = transform.param.constant 6 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c6 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %d = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %d, %c1 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_dw_block1(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.dw_block1" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_dw1(%block: !transform.any_op {transform.consumed}) {
+    %step, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.op<"scf.for">
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lkh {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    %outer = transform.get_parent_op %lkh : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.lower_transpose
+    } : !transform.any_op
+    transform.yield
+  }
 
   // The epilogue (docs/toolchain.md, "The convolution schedule"): emit
   // tags the last element-wise generic after a convolution (the bias, a
@@ -2426,6 +2479,20 @@ module attributes {transform.with_named_sequence} {
     }
     transform.include @conv_finish_rows failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_rows_2d failures(propagate) (%root) : (!transform.any_op) -> ()
+    %dw1a = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dw1b = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %dw1 = transform.merge_handles %dw1a, %dw1b : !transform.any_op
+    transform.foreach_match restrict_root in %dw1
+        @conv_match_dw_block1 -> @conv_mark_dw_block1
+      : (!transform.any_op) -> !transform.any_op
+    %dones = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block1} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %dones : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_dw1 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %db32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     %db16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.dw_block16} in %root

@@ -67,6 +67,14 @@ func writeDWMisc(dir string, r *rand.Rand) {
 				node("Relu", []string{"n"}, "y"))
 		case "sigmoid":
 			nodes = append(nodes, node("Sigmoid", []string{"c"}, "y"))
+		case "bn_relu_pw":
+			// BatchNormalization and Relu, then a 1×1 convolution of m
+			// channels (the first result channels-last).
+			inits = append(inits, tensor("gamma", []int64{m}, uni(0.5, 1.5)), tensor("beta", []int64{m}, uni(-0.2, 0.2)),
+				tensor("mean", []int64{m}, uni(-0.2, 0.2)), tensor("var", []int64{m}, uni(0.5, 1.5)),
+				tensor("w2", []int64{m, m, 1, 1}, uni(-math.Sqrt(3/float64(m)), math.Sqrt(3/float64(m)))))
+			nodes = append(nodes, node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"),
+				node("Relu", []string{"n"}, "r"), node("Conv", []string{"r", "w2"}, "y", ints("kernel_shape", 1, 1)))
 		case "relu_pw":
 			// Relu, then a 1×1 convolution of m channels: the first
 			// result is kept channels-last (emit/layout.go).
@@ -85,6 +93,16 @@ func writeDWMisc(dir string, r *rand.Rand) {
 	model("head3x3w14_m1_sigmoid", []int64{1, 128, 14, 14}, []int64{1, 128, 3, 3}, 1, 1, "sigmoid")
 	model("dwmult2cl_relu_pw", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, "relu_pw")
 	model("dwmult3cl_relu_pw", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "relu_pw")
+	// Depthwise 3×3 of 16k + 1 channels with BatchNormalization and Relu,
+	// then a 1×1 convolution (the depthwise result channels-last: the
+	// depthwise block, its one-channel block), and grouped 3×3 ones
+	// gathered per output channel with 16k + 1 channels (bench-conv.sh
+	// CASES=dw16k1).
+	model("dw33cl_bn_relu_pw", []int64{1, 33, 56, 56}, []int64{33, 1, 3, 3}, 33, 1, "bn_relu_pw")
+	model("dw17cl_bn_relu_pw", []int64{1, 17, 28, 28}, []int64{17, 1, 3, 3}, 17, 1, "bn_relu_pw")
+	model("dw49cl_bn_relu_pw", []int64{1, 49, 28, 28}, []int64{49, 1, 3, 3}, 49, 1, "bn_relu_pw")
+	model("g17c2_bn_relu", []int64{1, 34, 28, 28}, []int64{17, 2, 3, 3}, 17, 1, "bn_relu")
+	model("g11c2m33_bn_relu", []int64{1, 22, 28, 28}, []int64{33, 2, 3, 3}, 11, 1, "bn_relu")
 	// A 1×1 convolution (bias, Relu) into a one-channel 3×3 head (bias,
 	// Sigmoid): the value between them NCHW for the head's row form.
 	{
