@@ -22,6 +22,8 @@
 # CASES=dwmisc the one-input-channel, channel-multiplier (k = 3, and
 # k = 2, 3 with a channels-last result read by a 1×1) and one-output-channel (odd widths, stride 2, after a 1×1)
 # forms of dwmisc.go.
+# CASES=rem17 one-group block remainders of 17 to 31 channels (M = 20, 24, 28, 31, 48, 52, 60, 63, 255; 3×3 and
+# 1×1, 1×64×28×28 and 56×56, the bias alone and with BatchNormalization and Relu; epilogue.go), CASES=rem17s a subset.
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
 #
@@ -83,6 +85,18 @@ if [ "$cases" = depthwise ]; then
       done
     done
   done
+fi
+if [ "$cases" = rem17 ] || [ "$cases" = rem17s ]; then
+  # Block remainders of 17 to 31 channels (scripts/genconv/epilogue.go):
+  # rem<K>_<H>_m<M>[_bn_relu], K×K, 1×64×H×H → M; rem17s the 28×28 3×3 ones and the 1×1 of 20, 28, 255.
+  set17="$cases" cases=""
+  for k in 3 1; do for h in 28 56; do for m in 20 24 28 31 48 52 60 63 255; do
+    if [ "$set17" = rem17s ] && { [ "$h" = 56 ] || { [ "$k" = 1 ] && [ "$m" != 20 ] && [ "$m" != 28 ] && [ "$m" != 255 ]; }; }; then continue; fi
+    for t in "" _bn_relu; do
+      n="rem${k}_${h}_m$m$t"
+      cases="$cases $n" shapes[$n]="x=1x64x${h}x${h}" flop[$n]=$(( 2 * m * 64 * k * k * h * h ))
+    done
+  done; done; done
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi
 if [ "$cases" = pw1d3d ]; then cases="conv1d_pw512x200_bias_relu conv1d_pw384x1000_bn_relu conv3d_pw256x8x14_bn_relu"; fi
