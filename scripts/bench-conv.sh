@@ -23,7 +23,8 @@
 # k = 2, 3 with a channels-last result read by a 1×1) and one-output-channel (odd widths, stride 2, after a 1×1)
 # forms of dwmisc.go.
 # CASES=rem17 one-group block remainders of 17 to 31 channels (M = 20, 24, 28, 31, 48, 52, 60, 63, 255; 3×3 and
-# 1×1, 1×64×28×28 and 56×56, the bias alone and with BatchNormalization and Relu; epilogue.go), CASES=rem17s a subset.
+# 1×1, 1×64×28×28 and 56×56, the bias alone and with BatchNormalization and Relu; epilogue.go), CASES=rem17s a subset,
+# CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels.
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
 #
@@ -97,6 +98,23 @@ if [ "$cases" = rem17 ] || [ "$cases" = rem17s ]; then
       cases="$cases $n" shapes[$n]="x=1x64x${h}x${h}" flop[$n]=$(( 2 * m * 64 * k * k * h * h ))
     done
   done; done; done
+fi
+if [ "$cases" = rem17dw ]; then
+  # Depthwise channel counts of 32k + 24 and 128 to compare (depthwise.go).
+  cases=""
+  for cs in 120x28 88x28 184x14 128x28; do
+    for t in "" _relu6; do
+      m="dw${cs}s1$t" c="${cs%x*}" h="${cs#*x}"
+      cases="$cases $m" shapes[$m]="x=1x${c}x${h}x${h}" flop[$m]=$(( 18 * c * h * h ))
+    done
+  done
+fi
+if [ "$cases" = rem17f64 ]; then
+  # f64's 16-channel block: remainders of 8 to 15 (epilogue.go; no ONNX Runtime f64 Conv).
+  cases=""
+  for m in 16 24 28 31 32; do
+    n="rem3_28_m${m}_f64" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 64 * 9 * 28 * 28 ))
+  done
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi
 if [ "$cases" = pw1d3d ]; then cases="conv1d_pw512x200_bias_relu conv1d_pw384x1000_bn_relu conv3d_pw256x8x14_bn_relu"; fi
