@@ -194,7 +194,7 @@ var epiCases = []epiCase{
 		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, root: "dwrowsh32"},
 	// The bias alone: the convolution's own epilogue generic is the root.
 	{name: "nhwc_bias", conv: convCase{x: []int64{1, 8, 6, 12}, w: []int64{24, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		ref: epiBiasRef, ops: []string{"arith.addf"}, root: "nchw32"},
+		ref: epiBiasRef, ops: []string{"arith.addf"}, root: "nchw16"},
 	{name: "rows_bias_2x2", conv: convCase{x: []int64{1, 8, 9, 17}, w: []int64{16, 8, 2, 2}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		ref: epiBiasRef, ops: []string{"arith.addf"}, rows: true, root: "rows32"},
 	// Channels-last form (OW = 10: a column remainder of 2; M = 40: a
@@ -205,7 +205,7 @@ var epiCases = []epiCase{
 	{name: "rows_bn_relu", conv: convCase{x: []int64{1, 8, 10, 24}, w: []int64{20, 8, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiBN, ref: epiBNRef, ops: []string{"arith.subf", "arith.divf", "arith.maximumf"}, rows: true, root: "rows32"},
 	{name: "nhwc_hardswish", conv: convCase{x: []int64{1, 12, 7, 9}, w: []int64{24, 12, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
-		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "nchw32"},
+		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, root: "nchw16"},
 	{name: "rows_hardswish", conv: convCase{x: []int64{1, 6, 8, 16}, w: []int64{18, 6, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		body: epiHardSwish, ref: epiHardSwishRef, ops: []string{"arith.minimumf", "arith.maximumf"}, rows: true, root: "rows32"},
 	// A stride-2 channels-last convolution of two images (OW = 6, M = 16:

@@ -30,7 +30,7 @@ type genEpiCase struct {
 var genEpiCases = []genEpiCase{
 	// 1-D: OW = 37 (a column remainder of 5), M = 19 (a channel remainder
 	// of 3); a stride and dilation; two images; grouped per channel.
-	{name: "c1d_bn_relu", conv: convCase{x: []int64{1, 5, 37}, w: []int64{19, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c1d32"},
+	{name: "c1d_bn_relu", conv: convCase{x: []int64{1, 5, 37}, w: []int64{19, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c1d16"},
 	{name: "c1d_hardswish_strided", conv: convCase{x: []int64{2, 6, 29}, w: []int64{40, 6, 4}, strides: []int64{2}, dilations: []int64{2}, pads: []int64{2, 3}, groups: 1, bias: true}, elem: "f32", body: "hardswish", form: "c1d32"},
 	{name: "c1d_residual", conv: convCase{x: []int64{2, 8, 17}, w: []int64{12, 2, 5}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{2, 2}, groups: 4, bias: true}, elem: "f32", body: "residual", form: "c1d32"},
 	{name: "c1d_bias_f64", conv: convCase{x: []int64{1, 5, 21}, w: []int64{18, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true}, elem: "f64", body: "bias", form: "c1d16"},
@@ -46,7 +46,7 @@ var genEpiCases = []genEpiCase{
 	{name: "g2d_hardswish_strided", conv: convCase{x: []int64{1, 12, 11, 13}, w: []int64{18, 4, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true}, elem: "f32", body: "hardswish", form: "nchw32"},
 	{name: "g2d_residual_f64", conv: convCase{x: []int64{2, 40, 7, 9}, w: []int64{40, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 20, bias: true}, elem: "f64", body: "residual", form: "nchw16"},
 	// 3-D: M = 20 (a channel remainder of 4 after 16), OW = 19 and 5.
-	{name: "c3d_bn_relu", conv: convCase{x: []int64{1, 4, 5, 7, 19}, w: []int64{20, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d32"},
+	{name: "c3d_bn_relu", conv: convCase{x: []int64{1, 4, 5, 7, 19}, w: []int64{20, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d16"},
 	{name: "c3d_residual_f64", conv: convCase{x: []int64{2, 3, 6, 9, 11}, w: []int64{10, 3, 2, 3, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 0, 2, 1}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "c3d16"},
 	{name: "c3d_grouped_hardswish", conv: convCase{x: []int64{1, 6, 4, 5, 6}, w: []int64{9, 2, 3, 1, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 3, bias: true}, elem: "f32", body: "hardswish", form: "c3d32"},
 }

@@ -120,14 +120,29 @@ func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 // convBlockTag is the schedule's tag of the one-group channels-last block
 // generic of M channels (conv_nhwc.go, conv_general.go), a 4-byte
 // accumulator when acc4: niro.conv2d, or niro.conv2d16 where the
-// schedule's 32-channel block would leave a remainder of 17 channels (M =
-// 32k + 17): the block of 16 channels instead, which leaves one
-// (@conv_steps1), as f64's does.
+// schedule's 32-channel block would leave a remainder of 17 to 31
+// channels (chanBlock16): the block of 16 channels instead, which leaves
+// 1 to 15 (one channel: @conv_steps1), as f64's does.
 func convBlockTag(M int64, acc4 bool) string {
-	if acc4 && M%32 == 17 {
+	if acc4 && chanBlock16(M) {
 		return "niro.conv2d16"
 	}
 	return "niro.conv2d"
+}
+
+// chanBlock16 reports whether a 4-byte accumulator's block of M channels
+// takes the 16-channel block instead of the 32-channel one: where the
+// 32-channel block would leave a remainder of 17 to 31 channels, a vector
+// of that many lanes, which LLVM 22 lowers badly (a one-group 3×3
+// 1×64×28×28 → 20: 1.70–1.76 ms → 0.30–0.34 ms, → 28: 1.99–2.67 →
+// 0.37–0.38 ms, → 255 (7·32 + 31): 6.3–11.3 → 2.7–2.8 ms, ONNX Runtime
+// 0.31–0.33, 0.28–0.33 and 2.7–2.9 ms, docs/performance.md; ShuffleNet's
+// 3 groups of 20, 1×1: 1.36 ms → 0.16 ms). A remainder of up to 16 lanes
+// is not slow.
+// The one-group block (convBlockTag, epiBlock16) and the per-group one
+// (perGroupBlock16) share it.
+func chanBlock16(M int64) bool {
+	return M%32 > 16
 }
 
 // conv lowers Conv. X is first padded with zeros (padWith), so that every

@@ -38,9 +38,9 @@ func TestPaddedChannelConv(t *testing.T) {
 	}
 }
 
-// TestConvBlockTag pins the block tags: 32k + 17 channels of a 4-byte
-// accumulator take the 16-channel block (niro.conv2d16), f64 and every
-// other count niro.conv2d.
+// TestConvBlockTag pins the block tags: 32k + 17 to 32k + 31 channels of
+// a 4-byte accumulator take the 16-channel block (niro.conv2d16,
+// chanBlock16), f64 and every other count niro.conv2d.
 func TestConvBlockTag(t *testing.T) {
 	for _, c := range []struct {
 		M    int64
@@ -48,8 +48,11 @@ func TestConvBlockTag(t *testing.T) {
 		want string
 	}{
 		{17, true, "niro.conv2d16"}, {49, true, "niro.conv2d16"}, {81, true, "niro.conv2d16"},
-		{33, true, "niro.conv2d"}, {32, true, "niro.conv2d"}, {18, true, "niro.conv2d"},
-		{17, false, "niro.conv2d"}, {49, false, "niro.conv2d"},
+		{20, true, "niro.conv2d16"}, {24, true, "niro.conv2d16"}, {28, true, "niro.conv2d16"}, {31, true, "niro.conv2d16"},
+		{52, true, "niro.conv2d16"}, {63, true, "niro.conv2d16"}, {255, true, "niro.conv2d16"},
+		{33, true, "niro.conv2d"}, {32, true, "niro.conv2d"}, {16, true, "niro.conv2d"}, {48, true, "niro.conv2d"},
+		{64, true, "niro.conv2d"}, {15, true, "niro.conv2d"},
+		{17, false, "niro.conv2d"}, {49, false, "niro.conv2d"}, {20, false, "niro.conv2d"},
 	} {
 		if got := convBlockTag(c.M, c.acc4); got != c.want {
 			t.Errorf("convBlockTag(%d, %v) = %s, want %s", c.M, c.acc4, got, c.want)

@@ -246,8 +246,9 @@ func (fe *funcEmitter) planConvEpilogues() {
 // epiBlock16 reports whether the root of convolution op's epilogue in
 // form takes the 16-channel block (niro.epi_<form>16) with a 4-byte
 // accumulator: the channels-last forms (nhwc, nchw) and conv_general.go's
-// c1d and c3d with one group and 32k + 17 output channels, whose
-// 32-channel root tile would leave a remainder tile of 17 (convBlockTag).
+// c1d and c3d with one group and 32k + 17 to 32k + 31 output channels,
+// whose 32-channel root tile would leave a remainder tile of 17 to 31
+// (chanBlock16, convBlockTag).
 func epiBlock16(form string, op *niro.Conv) bool {
 	wt, ok := rankedTensor(op.W)
 	if !ok || op.Groups != 1 || wt.Rank() < 1 {
@@ -255,7 +256,7 @@ func epiBlock16(form string, op *niro.Conv) bool {
 	}
 	switch form {
 	case "nhwc", "nchw", "c1d", "c3d":
-		return wt.Dims[0]%32 == 17
+		return chanBlock16(wt.Dims[0])
 	}
 	return false
 }
@@ -289,9 +290,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// (k ≥ 1) is fused: the root tile's one-channel remainder leaves the
 	// schedule a one-channel convolution tile, vectorized along its
 	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
-	// tile of one channel (epiBlock16 for 32k + 17 channels of a 4-byte
-	// accumulator); so is a depthwise one (depthwiseNHWC, the one-channel
-	// depthwise block, @conv_steps_dw1).
+	// tile of one channel (epiBlock16: 32k + 17 to 32k + 31 channels of a
+	// 4-byte accumulator take the 16-channel tile); so is a depthwise one
+	// (depthwiseNHWC, the one-channel depthwise block, @conv_steps_dw1).
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	// The depthwise row form with a channel multiplier (conv_dwmult.go,
 	// which conv lowers first), a single input channel (groups 1, C = 1)

@@ -263,7 +263,7 @@ func (fe *funcEmitter) convPerGroupEpilogueFused(op *niro.Conv, rt niro.TensorTy
 // docs/performance.md). Remainders of up to 16 lanes are not slow (3
 // groups of 12 and 14: 133–139 µs).
 func perGroupBlock16(Mg int64) bool {
-	return Mg%32 > 16
+	return chanBlock16(Mg)
 }
 
 // splitForm reports whether an epilogue form is the per-group one, its

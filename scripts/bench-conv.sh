@@ -22,6 +22,9 @@
 # CASES=dwmisc the one-input-channel, channel-multiplier (k = 3, and
 # k = 2, 3 with a channels-last result read by a 1×1) and one-output-channel (odd widths, stride 2, after a 1×1)
 # forms of dwmisc.go.
+# CASES=rem17 one-group block remainders of 17 to 31 channels (M = 20, 24, 28, 31, 48, 52, 60, 63, 255; 3×3 and
+# 1×1, 1×64×28×28 and 56×56, the bias alone and with BatchNormalization and Relu; epilogue.go), CASES=rem17s a subset,
+# CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels.
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
 # CASES=pergroup1d3d the 1-D and 3-D per-group grouped convolutions with
@@ -90,6 +93,35 @@ if [ "$cases" = depthwise ]; then
         cases="$cases $m" shapes[$m]="x=1x${c}x${h}x${h}" flop[$m]=$(( 18 * c * o * o ))
       done
     done
+  done
+fi
+if [ "$cases" = rem17 ] || [ "$cases" = rem17s ]; then
+  # Block remainders of 17 to 31 channels (scripts/genconv/epilogue.go):
+  # rem<K>_<H>_m<M>[_bn_relu], K×K, 1×64×H×H → M; rem17s the 28×28 3×3 ones and the 1×1 of 20, 28, 255.
+  set17="$cases" cases=""
+  for k in 3 1; do for h in 28 56; do for m in 20 24 28 31 48 52 60 63 255; do
+    if [ "$set17" = rem17s ] && { [ "$h" = 56 ] || { [ "$k" = 1 ] && [ "$m" != 20 ] && [ "$m" != 28 ] && [ "$m" != 255 ]; }; }; then continue; fi
+    for t in "" _bn_relu; do
+      n="rem${k}_${h}_m$m$t"
+      cases="$cases $n" shapes[$n]="x=1x64x${h}x${h}" flop[$n]=$(( 2 * m * 64 * k * k * h * h ))
+    done
+  done; done; done
+fi
+if [ "$cases" = rem17dw ]; then
+  # Depthwise channel counts of 32k + 24 and 128 to compare (depthwise.go).
+  cases=""
+  for cs in 120x28 88x28 184x14 128x28; do
+    for t in "" _relu6; do
+      m="dw${cs}s1$t" c="${cs%x*}" h="${cs#*x}"
+      cases="$cases $m" shapes[$m]="x=1x${c}x${h}x${h}" flop[$m]=$(( 18 * c * h * h ))
+    done
+  done
+fi
+if [ "$cases" = rem17f64 ]; then
+  # f64's 16-channel block: remainders of 8 to 15 (epilogue.go; no ONNX Runtime f64 Conv).
+  cases=""
+  for m in 16 24 28 31 32; do
+    n="rem3_28_m${m}_f64" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 64 * 9 * 28 * 28 ))
   done
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi

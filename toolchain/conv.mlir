@@ -30,7 +30,8 @@
 // A block channel count of 16k + 1 leaves a peeled block of one channel
 // (32k + 1 for the 32-channel block; emit tags a 4-byte accumulator's
 // 32k + 17 channels niro.conv2d16, the 16-channel block, which leaves one
-// rather than a block of 17): it takes steps 3 to 5 in its own order
+// rather than a block of 17; 32k + 18 to 32k + 31 as well, whose 18- to
+// 31-lane remainder LLVM 22 lowers badly): it takes steps 3 to 5 in its own order
 // (@conv_steps1, before every other block's steps), since folding and
 // canonicalization together, and the transfer patterns together on its
 // permuted accumulator write, do not terminate in MLIR 22; its step is a
@@ -2373,9 +2374,10 @@ module attributes {transform.with_named_sequence} {
         @conv_match8_f32 -> @conv_mark8_32,
         @conv_match8_f64 -> @conv_mark8_16
       : (!transform.any_op) -> !transform.any_op
-    // (niro.conv2d16: a 4-byte accumulator's block of 32k + 17 channels,
-    // given the 16-channel block, which leaves a one-channel remainder
-    // block rather than one of 17: emit/conv.go, convBlockTag.)
+    // (niro.conv2d16: a 4-byte accumulator's block of 32k + 17 to
+    // 32k + 31 channels, given the 16-channel block, which leaves a
+    // remainder block of 1 to 15 channels rather than one of 17 to 31:
+    // emit/conv.go, convBlockTag, chanBlock16.)
     %tagged16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %tagged16

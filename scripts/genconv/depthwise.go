@@ -15,6 +15,11 @@ import (
 // depthwiseSizes are MobileNetV2's depthwise 3×3 inputs (C, H = W).
 var depthwiseSizes = [][2]int64{{32, 112}, {144, 56}, {192, 28}, {576, 14}, {960, 7}}
 
+// depthwiseRem17Sizes are depthwise inputs whose channel count leaves the
+// 32-channel block a remainder of 17 to 31 (MobileNetV3's 120, 88 and
+// 184; CASES=rem17dw), and 128 to compare.
+var depthwiseRem17Sizes = [][2]int64{{120, 28}, {88, 28}, {184, 14}, {128, 28}}
+
 // writeDepthwise writes the depthwise 3×3 convolutions (group = C = M,
 // pads 1) of depthwiseSizes at strides 1 and 2, alone and followed by
 // BatchNormalization and Clip to [0, 6] or HardSwish:
@@ -40,7 +45,7 @@ func writeDepthwise(dir string, r *rand.Rand) {
 	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
 		return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Attribute: attrs}
 	}
-	for _, sz := range depthwiseSizes {
+	for _, sz := range append(depthwiseSizes, depthwiseRem17Sizes...) {
 		c, h := sz[0], sz[1]
 		for _, s := range []int64{1, 2} {
 			o := (h+2-3)/s + 1

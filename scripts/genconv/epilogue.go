@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strconv"
 
 	"google.golang.org/protobuf/proto"
 
@@ -94,6 +95,10 @@ func writeEpilogue(dir string, r *rand.Rand) {
 			nodes = append(nodes, node("Clip", []string{"n", "lo", "hi"}, "y"))
 		case "hardswish":
 			nodes = append(nodes, node("HardSwish", []string{"n"}, "y"))
+		case "bias":
+			// The bias alone: the convolution without an epilogue.
+			nodes, inits = nodes[:1], inits[:2]
+			nodes[0].Output[0] = "y"
 		case "sigmoid":
 			// The bias, then Sigmoid: a one-channel head.
 			nodes, inits = append(nodes[:1], node("Sigmoid", []string{"c"}, "y")), inits[:2]
@@ -122,6 +127,23 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	model("conv28_m49_bn_relu", []int64{1, 64, 28, 28}, []int64{49, 64, 3, 3}, 1, 1, "relu")
 	model("conv56_m33_bn_relu", []int64{1, 64, 56, 56}, []int64{33, 64, 3, 3}, 1, 1, "relu")
 	model("pointwise56_m17_bn_relu", []int64{1, 64, 56, 56}, []int64{17, 64, 1, 1}, 1, 0, "relu")
+	// Block remainders of 17 to 31 channels (CASES=rem17): rem<K>_<H>_m<M>
+	// (K×K, 1×64×H×H → M, pads K/2) with the bias alone or with
+	// BatchNormalization and Relu (_bn_relu).
+	for _, k := range []int64{3, 1} {
+		for _, h := range []int64{28, 56} {
+			for _, m := range []int64{20, 24, 28, 31, 48, 52, 60, 63, 255} {
+				name := "rem" + strconv.FormatInt(k, 10) + "_" + strconv.FormatInt(h, 10) + "_m" + strconv.FormatInt(m, 10)
+				model(name, []int64{1, 64, h, h}, []int64{m, 64, k, k}, 1, k/2, "bias")
+				model(name+"_bn_relu", []int64{1, 64, h, h}, []int64{m, 64, k, k}, 1, k/2, "relu")
+			}
+		}
+	}
 	f64 = true
 	model("pointwise512x14_f64_bn_relu", []int64{1, 512, 14, 14}, []int64{256, 512, 1, 1}, 1, 0, "relu")
+	// f64's 16-channel block: remainders of 9 to 15 channels (M = 24, 28,
+	// 31) against 16 and 32 (CASES=rem17f64; ONNX Runtime has no f64 Conv).
+	for _, m := range []int64{16, 24, 28, 31, 32} {
+		model("rem3_28_m"+strconv.FormatInt(m, 10)+"_f64", []int64{1, 64, 28, 28}, []int64{m, 64, 3, 3}, 1, 1, "bias")
+	}
 }
