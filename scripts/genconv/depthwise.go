@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -26,19 +25,10 @@ var depthwiseRem17Sizes = [][2]int64{{120, 28}, {88, 28}, {184, 14}, {128, 28}}
 // DIR/dw<C>x<H>s<S>.onnx, dw<C>x<H>s<S>_relu6.onnx and
 // dw<C>x<H>s<S>_hswish.onnx (the epilogue ones with a bias).
 func writeDepthwise(dir string, r *rand.Rand) {
-	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
-		n := 1
-		for _, d := range dims {
-			n *= int(d)
-		}
-		raw := make([]byte, 4*n)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
-		}
-		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+		return floatTensor(name, dims, false, f)
 	}
-	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	uni := func(a, b float64) func() float64 { return uniform(r, a, b) }
 	ints := func(name string, v ...int64) *onnxpb.AttributeProto {
 		return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
 	}

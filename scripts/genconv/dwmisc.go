@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -31,19 +30,10 @@ import (
 // 32 with its bias and Relu, then a one-channel 3×3 head with its bias and
 // Sigmoid (the value between them NCHW for the head's row form).
 func writeDWMisc(dir string, r *rand.Rand) {
-	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
-		n := 1
-		for _, d := range dims {
-			n *= int(d)
-		}
-		raw := make([]byte, 4*n)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
-		}
-		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+		return floatTensor(name, dims, false, f)
 	}
-	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	uni := func(a, b float64) func() float64 { return uniform(r, a, b) }
 	ints := func(name string, v ...int64) *onnxpb.AttributeProto {
 		return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_INTS.Enum(), Ints: v}
 	}

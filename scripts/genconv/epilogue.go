@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -34,22 +33,7 @@ import (
 func writeEpilogue(dir string, r *rand.Rand) {
 	f64 := false // the element type of the model being written
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
-		n := 1
-		for _, d := range dims {
-			n *= int(d)
-		}
-		if f64 {
-			raw := make([]byte, 8*n)
-			for i := 0; i < n; i++ {
-				binary.LittleEndian.PutUint64(raw[8*i:], math.Float64bits(f()))
-			}
-			return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_DOUBLE)), RawData: raw}
-		}
-		raw := make([]byte, 4*n)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
-		}
-		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT)), RawData: raw}
+		return floatTensor(name, dims, f64, f)
 	}
 	typed := func(v *onnxpb.ValueInfoProto) *onnxpb.ValueInfoProto {
 		if f64 {
@@ -57,7 +41,7 @@ func writeEpilogue(dir string, r *rand.Rand) {
 		}
 		return v
 	}
-	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	uni := func(a, b float64) func() float64 { return uniform(r, a, b) }
 	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
 		return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Attribute: attrs}
 	}

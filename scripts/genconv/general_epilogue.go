@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/binary"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
@@ -35,19 +34,10 @@ import (
 // the 1-D and 3-D per-group gconv1d_g4k5_bn_relu.onnx and
 // gconv3d_g4_bn_relu.onnx (CASES=pergroup1d3d).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
-	f32 := int32(onnxpb.TensorProto_FLOAT)
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
-		n := 1
-		for _, d := range dims {
-			n *= int(d)
-		}
-		raw := make([]byte, 4*n)
-		for i := 0; i < n; i++ {
-			binary.LittleEndian.PutUint32(raw[4*i:], math.Float32bits(float32(f())))
-		}
-		return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(f32), RawData: raw}
+		return floatTensor(name, dims, false, f)
 	}
-	uni := func(a, b float64) func() float64 { return func() float64 { return a + (b-a)*r.Float64() } }
+	uni := func(a, b float64) func() float64 { return uniform(r, a, b) }
 	node := func(op string, in []string, out string, attrs ...*onnxpb.AttributeProto) *onnxpb.NodeProto {
 		return &onnxpb.NodeProto{OpType: proto.String(op), Input: in, Output: []string{out}, Attribute: attrs}
 	}
