@@ -308,7 +308,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// schedule a one-channel convolution tile, vectorized along its
 	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
 	// tile of one channel (epiBlock16: 32k + 17 to 32k + 31 channels of a
-	// 4-byte accumulator take the 16-channel tile); so is a depthwise one
+	// 4-byte accumulator take the 16-channel tile; epiBlock8: 16k + 9 to
+	// 16k + 15 of an 8-byte one the 8-channel tile); so is a depthwise one
 	// (depthwiseNHWC, the one-channel depthwise block, @conv_steps_dw1).
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	// The depthwise row form with a channel multiplier (conv_dwmult.go,

@@ -31,7 +31,10 @@
 // (32k + 1 for the 32-channel block; emit tags a 4-byte accumulator's
 // 32k + 17 channels niro.conv2d16, the 16-channel block, which leaves one
 // rather than a block of 17; 32k + 18 to 32k + 31 as well, whose 18- to
-// 31-lane remainder LLVM 22 lowers badly): it takes steps 3 to 5 in its own order
+// 31-lane remainder LLVM 22 lowers badly; an 8-byte accumulator's 16k + 9
+// to 16k + 15 channels niro.conv2d8, the 8-channel block (@conv_mark_c8,
+// @conv_tile_c8; fused roots niro.epi_<nhwc|nchw|c1d|c3d>8), which leaves 1
+// to 7 rather than a 9- to 15-lane f64 remainder, as slow): it takes steps 3 to 5 in its own order
 // (@conv_steps1, before every other block's steps), since folding and
 // canonicalization together, and the transfer patterns together on its
 // permuted accumulator write, do not terminate in MLIR 22; its step is a
