@@ -139,10 +139,11 @@ func convBlockTag(M int64, acc4 bool) string {
 // takes the 8-channel block instead of the 16-channel one: where the
 // 16-channel block would leave a remainder of 9 to 15 channels, a vector
 // of 9 to 15 f64 lanes, which LLVM 22 lowers as badly as 17 to 31 f32
-// lanes (an f64 3×3 1×64×28×28 → 28: 1.53–1.64 ms against 0.34 ms for 16
-// channels and 0.67 ms for 32, docs/performance.md). A remainder of up
-// to 8 lanes is not slow (→ 24: 0.51 ms). The one-group block
-// (convBlockTag, epiBlock8) takes it.
+// lanes (an f64 3×3 1×64×28×28 → 28: 1.51–1.53 ms → 0.65 ms, → 31:
+// 1.81–1.85 → 0.74 ms, against 0.34 ms for 16 channels and 0.67 ms for
+// 32, docs/performance.md). A remainder of up to 8 lanes is not slow
+// (→ 24: 0.51 ms). The one-group block (convBlockTag, epiBlock8) takes
+// it; the f64 per-group block keeps 16 channels.
 func chanBlock8(M int64) bool {
 	return M%16 > 8
 }
