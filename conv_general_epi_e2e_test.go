@@ -47,7 +47,7 @@ var genEpiCases = []genEpiCase{
 	{name: "g2d_residual_f64", conv: convCase{x: []int64{2, 40, 7, 9}, w: []int64{40, 2, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 20, bias: true}, elem: "f64", body: "residual", form: "nchw16"},
 	// 3-D: M = 20 (a channel remainder of 4 after 16), OW = 19 and 5.
 	{name: "c3d_bn_relu", conv: convCase{x: []int64{1, 4, 5, 7, 19}, w: []int64{20, 4, 3, 3, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 1, 1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "c3d16"},
-	{name: "c3d_residual_f64", conv: convCase{x: []int64{2, 3, 6, 9, 11}, w: []int64{10, 3, 2, 3, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 0, 2, 1}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "c3d16"},
+	{name: "c3d_residual_f64", conv: convCase{x: []int64{2, 3, 6, 9, 11}, w: []int64{10, 3, 2, 3, 3}, strides: []int64{2, 1, 2}, dilations: []int64{1, 2, 1}, pads: []int64{1, 0, 1, 0, 2, 1}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "c3d8"}, // 10 = 8 + 2: chanBlock8
 	{name: "c3d_grouped_hardswish", conv: convCase{x: []int64{1, 6, 4, 5, 6}, w: []int64{9, 2, 3, 1, 3}, strides: []int64{1, 1, 1}, dilations: []int64{1, 1, 1}, pads: []int64{1, 0, 1, 1, 0, 1}, groups: 3, bias: true}, elem: "f32", body: "hardswish", form: "c3d32"},
 }
 

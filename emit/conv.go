@@ -119,15 +119,33 @@ func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 
 // convBlockTag is the schedule's tag of the one-group channels-last block
 // generic of M channels (conv_nhwc.go, conv_general.go), a 4-byte
-// accumulator when acc4: niro.conv2d, or niro.conv2d16 where the
-// schedule's 32-channel block would leave a remainder of 17 to 31
-// channels (chanBlock16): the block of 16 channels instead, which leaves
-// 1 to 15 (one channel: @conv_steps1), as f64's does.
+// accumulator when acc4 (an 8-byte one otherwise): niro.conv2d, or
+// niro.conv2d16 where the schedule's 32-channel block would leave a
+// remainder of 17 to 31 channels (chanBlock16): the block of 16 channels
+// instead, which leaves 1 to 15 (one channel: @conv_steps1); and for an
+// 8-byte accumulator niro.conv2d8 where its 16-channel block would leave
+// 9 to 15 (chanBlock8): the block of 8 channels, which leaves 1 to 7.
 func convBlockTag(M int64, acc4 bool) string {
-	if acc4 && chanBlock16(M) {
+	switch {
+	case acc4 && chanBlock16(M):
 		return "niro.conv2d16"
+	case !acc4 && chanBlock8(M):
+		return "niro.conv2d8"
 	}
 	return "niro.conv2d"
+}
+
+// chanBlock8 reports whether an 8-byte accumulator's block of M channels
+// takes the 8-channel block instead of the 16-channel one: where the
+// 16-channel block would leave a remainder of 9 to 15 channels, a vector
+// of 9 to 15 f64 lanes, which LLVM 22 lowers as badly as 17 to 31 f32
+// lanes (an f64 3×3 1×64×28×28 → 28: 1.51–1.53 ms → 0.65 ms, → 31:
+// 1.81–1.85 → 0.74 ms, against 0.34 ms for 16 channels and 0.67 ms for
+// 32, docs/performance.md). A remainder of up to 8 lanes is not slow
+// (→ 24: 0.51 ms). The one-group block (convBlockTag, epiBlock8) takes
+// it; the f64 per-group block keeps 16 channels.
+func chanBlock8(M int64) bool {
+	return M%16 > 8
 }
 
 // chanBlock16 reports whether a 4-byte accumulator's block of M channels

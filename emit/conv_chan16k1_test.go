@@ -40,7 +40,9 @@ func TestPaddedChannelConv(t *testing.T) {
 
 // TestConvBlockTag pins the block tags: 32k + 17 to 32k + 31 channels of
 // a 4-byte accumulator take the 16-channel block (niro.conv2d16,
-// chanBlock16), f64 and every other count niro.conv2d.
+// chanBlock16), 16k + 9 to 16k + 15 channels of an 8-byte one the
+// 8-channel block (niro.conv2d8, chanBlock8), every other count
+// niro.conv2d.
 func TestConvBlockTag(t *testing.T) {
 	for _, c := range []struct {
 		M    int64
@@ -53,6 +55,12 @@ func TestConvBlockTag(t *testing.T) {
 		{33, true, "niro.conv2d"}, {32, true, "niro.conv2d"}, {16, true, "niro.conv2d"}, {48, true, "niro.conv2d"},
 		{64, true, "niro.conv2d"}, {15, true, "niro.conv2d"},
 		{17, false, "niro.conv2d"}, {49, false, "niro.conv2d"}, {20, false, "niro.conv2d"},
+		// An 8-byte accumulator: 16k + 9 to 16k + 15 channels take the
+		// 8-channel block (chanBlock8), 16k + 1 to 16k + 8 the 16-channel one.
+		{25, false, "niro.conv2d8"}, {28, false, "niro.conv2d8"}, {31, false, "niro.conv2d8"},
+		{9, false, "niro.conv2d8"}, {15, false, "niro.conv2d8"}, {47, false, "niro.conv2d8"}, {255, false, "niro.conv2d8"},
+		{24, false, "niro.conv2d"}, {16, false, "niro.conv2d"}, {32, false, "niro.conv2d"}, {8, false, "niro.conv2d"},
+		{40, false, "niro.conv2d"}, {33, false, "niro.conv2d"},
 	} {
 		if got := convBlockTag(c.M, c.acc4); got != c.want {
 			t.Errorf("convBlockTag(%d, %v) = %s, want %s", c.M, c.acc4, got, c.want)

@@ -216,6 +216,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 			// The cache block: the layout's tag and the block's rows.
 			n := len(form) - 1
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
+		case rt.Elem == niro.F64 && epiBlock8(form, c):
+			rootTag = "niro.epi_" + form + "8"
 		case rt.Elem == niro.F64 || epiBlock16(form, c) || splitForm(form) && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"
 		}
@@ -250,13 +252,28 @@ func (fe *funcEmitter) planConvEpilogues() {
 // whose 32-channel root tile would leave a remainder tile of 17 to 31
 // (chanBlock16, convBlockTag).
 func epiBlock16(form string, op *niro.Conv) bool {
+	return epiBlockRule(form, op, chanBlock16)
+}
+
+// epiBlock8 reports whether the root of convolution op's epilogue in form
+// takes the 8-channel block (niro.epi_<form>8) with an 8-byte
+// accumulator: the same forms with one group and 16k + 9 to 16k + 15
+// output channels, whose 16-channel root tile would leave a remainder
+// tile of 9 to 15 (chanBlock8, convBlockTag).
+func epiBlock8(form string, op *niro.Conv) bool {
+	return epiBlockRule(form, op, chanBlock8)
+}
+
+// epiBlockRule applies rule to the output channels of a one-group
+// convolution op whose epilogue form is nhwc, nchw, c1d or c3d.
+func epiBlockRule(form string, op *niro.Conv, rule func(int64) bool) bool {
 	wt, ok := rankedTensor(op.W)
 	if !ok || op.Groups != 1 || wt.Rank() < 1 {
 		return false
 	}
 	switch form {
 	case "nhwc", "nchw", "c1d", "c3d":
-		return chanBlock16(wt.Dims[0])
+		return rule(wt.Dims[0])
 	}
 	return false
 }
@@ -291,7 +308,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// schedule a one-channel convolution tile, vectorized along its
 	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
 	// tile of one channel (epiBlock16: 32k + 17 to 32k + 31 channels of a
-	// 4-byte accumulator take the 16-channel tile); so is a depthwise one
+	// 4-byte accumulator take the 16-channel tile; epiBlock8: 16k + 9 to
+	// 16k + 15 of an 8-byte one the 8-channel tile); so is a depthwise one
 	// (depthwiseNHWC, the one-channel depthwise block, @conv_steps_dw1).
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	// The depthwise row form with a channel multiplier (conv_dwmult.go,

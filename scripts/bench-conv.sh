@@ -24,7 +24,7 @@
 # forms of dwmisc.go.
 # CASES=rem17 one-group block remainders of 17 to 31 channels (M = 20, 24, 28, 31, 48, 52, 60, 63, 255; 3×3 and
 # 1×1, 1×64×28×28 and 56×56, the bias alone and with BatchNormalization and Relu; epilogue.go), CASES=rem17s a subset,
-# CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels.
+# CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels (and f32 ones of 24, 28, 31).
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
 # CASES=pergroup1d3d the 1-D and 3-D per-group grouped convolutions with
@@ -118,10 +118,14 @@ if [ "$cases" = rem17dw ]; then
   done
 fi
 if [ "$cases" = rem17f64 ]; then
-  # f64's 16-channel block: remainders of 8 to 15 (epilogue.go; no ONNX Runtime f64 Conv).
+  # f64's 16-channel block: remainders of 9 to 15 (epilogue.go; no ONNX Runtime f64 Conv), against M = 16
+  # and 32 per output channel, and the f32 convolutions of 24, 28 and 31 channels with ONNX Runtime.
   cases=""
-  for m in 16 24 28 31 32; do
+  for m in 16 24 25 28 31 32; do
     n="rem3_28_m${m}_f64" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 64 * 9 * 28 * 28 ))
+  done
+  for m in 24 28 31; do
+    n="rem3_28_m$m" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 64 * 9 * 28 * 28 ))
   done
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi

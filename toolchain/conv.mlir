@@ -31,7 +31,10 @@
 // (32k + 1 for the 32-channel block; emit tags a 4-byte accumulator's
 // 32k + 17 channels niro.conv2d16, the 16-channel block, which leaves one
 // rather than a block of 17; 32k + 18 to 32k + 31 as well, whose 18- to
-// 31-lane remainder LLVM 22 lowers badly): it takes steps 3 to 5 in its own order
+// 31-lane remainder LLVM 22 lowers badly; an 8-byte accumulator's 16k + 9
+// to 16k + 15 channels niro.conv2d8, the 8-channel block (@conv_mark_c8,
+// @conv_tile_c8; fused roots niro.epi_<nhwc|nchw|c1d|c3d>8), which leaves 1
+// to 7 rather than a 9- to 15-lane f64 remainder, as slow): it takes steps 3 to 5 in its own order
 // (@conv_steps1, before every other block's steps), since folding and
 // canonicalization together, and the transfer patterns together on its
 // permuted accumulator write, do not terminate in MLIR 22; its step is a
@@ -147,6 +150,14 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %op "niro.conv_block16" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
+  // An 8-byte accumulator's block of 16k + 9 to 16k + 15 channels
+  // (niro.conv2d8, emit/conv.go: convBlockTag, chanBlock8): the block of 8
+  // channels, whose remainder block of 1 to 7 lanes LLVM 22 lowers well.
+  transform.named_sequence @conv_mark_c8(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv_block8" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
 
   // Steps 1 and 2 for one block width.
   transform.named_sequence @conv_tile32(%ops: !transform.any_op {transform.consumed}) {
@@ -158,6 +169,13 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_tile16(%ops: !transform.any_op {transform.consumed}) {
     %blk, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 16, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile_c8(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 8, 8, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
@@ -683,6 +701,14 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_epi_nhwc16(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 16]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_nhwc8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 8]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
@@ -1246,6 +1272,14 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  transform.named_sequence @conv_epi_nchw8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 8, 1, 8] interchange = [0, 2, 3, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   // A row-form root (loops n, m, oh, ow): the block of @conv_tile_rows32.
   // The fused convolution tile is tiled once more by its own size, so that
   // its unit loops are folded (@conv_rows_fold) on loops that hold only it:
@@ -1317,6 +1351,17 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
+  transform.named_sequence @conv_epi_c1d8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 8, 8] interchange = [0, 2, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
   // A 3-D convolution's NCDHW root (loops n, m, od, oh, ow; the
   // accumulator [N·OD, OH, OW, M] read expanded to [N, OD, OH, OW, M]):
   // the same block, the loops nested n, od, oh, ow, m, and the slice of
@@ -1334,6 +1379,17 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_epi_c3d16(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 16, 1, 1, 8] interchange = [0, 2, 3, 4, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    %gen = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_epi} in %ln : (!transform.op<"scf.for">) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %gen "niro.epi_gen" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_c3d8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 8, 1, 1, 8] interchange = [0, 2, 3, 4, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
@@ -1564,6 +1620,11 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_nhwc16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %n8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %n8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_nhwc8 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %c32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %c32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -1573,6 +1634,11 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %c16 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_nchw16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %c8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %c8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_nchw8 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %r32 : !transform.any_op {
@@ -1594,6 +1660,11 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_c1d16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %gc1d8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gc1d8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_c1d8 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %gc3d32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %gc3d32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -1603,6 +1674,11 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %gc3d16 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_c3d16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gc3d8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gc3d8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_c3d8 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %w32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %w32 : !transform.any_op {
@@ -1657,6 +1733,8 @@ module attributes {transform.with_named_sequence} {
     %n16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc16} in %root : (!transform.any_op) -> !transform.any_op
     %c32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw32} in %root : (!transform.any_op) -> !transform.any_op
     %c16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw16} in %root : (!transform.any_op) -> !transform.any_op
+    %n8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nhwc8} in %root : (!transform.any_op) -> !transform.any_op
+    %c8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_nchw8} in %root : (!transform.any_op) -> !transform.any_op
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows32} in %root : (!transform.any_op) -> !transform.any_op
     %r16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_rows16} in %root : (!transform.any_op) -> !transform.any_op
     %m32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_mm32} in %root : (!transform.any_op) -> !transform.any_op
@@ -1668,11 +1746,13 @@ module attributes {transform.with_named_sequence} {
     %g2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d16} in %root : (!transform.any_op) -> !transform.any_op
     %g3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d32} in %root : (!transform.any_op) -> !transform.any_op
     %g4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d16} in %root : (!transform.any_op) -> !transform.any_op
+    %g5 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c1d8} in %root : (!transform.any_op) -> !transform.any_op
+    %g6 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_c3d8} in %root : (!transform.any_op) -> !transform.any_op
     %w32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows32} in %root : (!transform.any_op) -> !transform.any_op
     %w16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrows16} in %root : (!transform.any_op) -> !transform.any_op
     %h32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrowsh32} in %root : (!transform.any_op) -> !transform.any_op
     %h16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_dwrowsh16} in %root : (!transform.any_op) -> !transform.any_op
-    %all = transform.merge_handles %e, %n32, %n16, %c32, %c16, %r32, %r16, %m32, %mn32, %mc32, %k, %kl, %w32, %w16, %h32, %h16 : !transform.any_op
+    %all = transform.merge_handles %e, %n32, %n16, %n8, %c32, %c16, %c8, %r32, %r16, %m32, %mn32, %mc32, %k, %kl, %w32, %w16, %h32, %h16 : !transform.any_op
     transform.foreach_match restrict_root in %all
         @conv_match_epi_vec -> @conv_mark_epi_vec,
         @conv_match_epi_vec_nchw -> @conv_mark_epi_vec,
@@ -1691,7 +1771,7 @@ module attributes {transform.with_named_sequence} {
     %gq2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d16} in %root : (!transform.any_op) -> !transform.any_op
     %gq3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d32} in %root : (!transform.any_op) -> !transform.any_op
     %gq4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d16} in %root : (!transform.any_op) -> !transform.any_op
-    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %gp1, %gp2, %gp3, %gp4, %gq1, %gq2, %gq3, %gq4 : !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %g5, %g6, %gp1, %gp2, %gp3, %gp4, %gq1, %gq2, %gq3, %gq4 : !transform.any_op
     transform.foreach_match restrict_root in %gall
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
         @conv_match_epi_vec4g -> @conv_mark_epi_vec,
@@ -2383,6 +2463,15 @@ module attributes {transform.with_named_sequence} {
     transform.foreach_match restrict_root in %tagged16
         @conv_match_f32 -> @conv_mark16
       : (!transform.any_op) -> !transform.any_op
+    // (niro.conv2d8: an 8-byte accumulator's block of 16k + 9 to
+    // 16k + 15 channels, given the 8-channel block, which leaves a
+    // remainder block of 1 to 7 channels rather than one of 9 to 15:
+    // emit/conv.go, convBlockTag, chanBlock8.)
+    %tagged8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %tagged8
+        @conv_match_f64 -> @conv_mark_c8
+      : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rows
@@ -2404,6 +2493,9 @@ module attributes {transform.with_named_sequence} {
     %t16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile16 failures(propagate) (%t16) : (!transform.any_op) -> ()
+    %t8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile_c8 failures(propagate) (%t8) : (!transform.any_op) -> ()
     %g32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile8_32 failures(propagate) (%g32) : (!transform.any_op) -> ()
@@ -2433,7 +2525,9 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %a16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
-    %ablocks = transform.merge_handles %a32, %a16 : !transform.any_op
+    %a8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %ablocks = transform.merge_handles %a32, %a16, %a8 : !transform.any_op
     transform.foreach_match restrict_root in %ablocks
         @conv_match_block1 -> @conv_mark_block1
       : (!transform.any_op) -> !transform.any_op
@@ -2447,7 +2541,9 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %b16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block16} in %root
       : (!transform.any_op) -> !transform.any_op
-    %blocks = transform.merge_handles %b32, %b16 : !transform.any_op
+    %b8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %blocks = transform.merge_handles %b32, %b16, %b8 : !transform.any_op
     transform.foreach %blocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps failures(propagate) (%b) : (!transform.any_op) -> ()

@@ -125,9 +125,9 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	}
 	f64 = true
 	model("pointwise512x14_f64_bn_relu", []int64{1, 512, 14, 14}, []int64{256, 512, 1, 1}, 1, 0, "relu")
-	// f64's 16-channel block: remainders of 9 to 15 channels (M = 24, 28,
-	// 31) against 16 and 32 (CASES=rem17f64; ONNX Runtime has no f64 Conv).
-	for _, m := range []int64{16, 24, 28, 31, 32} {
+	// f64's 16-channel block: remainders of 9 to 15 channels (M = 24, 25,
+	// 28, 31) against 16 and 32 (CASES=rem17f64; ONNX Runtime has no f64 Conv).
+	for _, m := range []int64{16, 24, 25, 28, 31, 32} {
 		model("rem3_28_m"+strconv.FormatInt(m, 10)+"_f64", []int64{1, 64, 28, 28}, []int64{m, 64, 3, 3}, 1, 1, "bias")
 	}
 }
