@@ -168,3 +168,22 @@ func TestConvPerGroup16k1Unfused(t *testing.T) {
 		})
 	}
 }
+
+// TestConvPerGroup16k1EpilogueBF16 checks 2 groups of 17 on bf16
+// (accumulated in f32: the 16-channel root tile, niro.epi_gnchw16, and
+// the one-channel remainder) with BatchNormalization and Relu: no padding
+// channel, the epilogue (its rounding included) fused, the bits of
+// host-O0 and of the Go loop nest.
+func TestConvPerGroup16k1EpilogueBF16(t *testing.T) {
+	requireTools(t)
+	c := genEpiCase{name: "bf16_g2_mg17_bn_relu", conv: convCase{x: []int64{1, 8, 6, 11}, w: []int64{34, 4, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true}, body: "bn", form: "gnchw16"}
+	src := bf16Program(c)
+	if got := pgBlockChannels(emitEpi(t, c.name, src, c.form)); len(got) != 1 || got[0] != "17" {
+		t.Fatalf("niro.conv2dg_e blocks of %v channels, want [17]", got)
+	}
+	if checkEpiFused(t, c.name, src, []string{c.form}, append(genEpiOps[c.body], "arith.truncf")); t.Failed() {
+		return
+	}
+	c.elem = "bf16"
+	checkGenEpiBits(t, c, src)
+}

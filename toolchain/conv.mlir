@@ -39,7 +39,8 @@
 // broadcast). The row form's one-channel remainder block, folded to rank 4
 // (ow, c, kh, kw), takes @conv_steps_rows4; the depthwise block's
 // (niro.dwconv2d, a depthwise convolution of 16k + 1 channels),
-// @conv_steps_dw1.
+// @conv_steps_dw1; the per-group rank-8 block's (niro.conv2dg, 16k + 1
+// channels per group), @conv_steps8_1.
 //
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
