@@ -20,9 +20,9 @@ import (
 // column gather), dilations, asymmetric pads, pointwise kernels, channel
 // multipliers, per-channel grouped blocks (M/G < 8 or more than 16 groups)
 // and per-group blocks (M/G ≥ 8, at most 16 groups), and block channel
-// counts of 16k + 1: per-group blocks get a padding channel (34 = 2 × 17),
-// one-group (33) and depthwise ones the schedule's one-channel remainder
-// block.
+// counts of 16k + 1: per-group (34 = 2 × 17), one-group (33) and
+// depthwise ones the schedule's one-channel remainder blocks, without a
+// padding channel.
 var generalConvCases = []convCase{
 	// 1-D
 	{x: []int64{2, 5, 37}, w: []int64{19, 5, 3}, strides: []int64{1}, dilations: []int64{1}, pads: []int64{1, 1}, groups: 1, bias: true},

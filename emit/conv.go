@@ -99,20 +99,21 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // docs/performance.md), but not one channel of a 1×1 convolution, whose
 // matrix product has its vectors along the output row, nor of the row
 // form (conv_rows.go, vectors along the output row too, 2.3× faster than
-// the block of 2 there); and a per-group one of 16k + 1 channels per
-// group. A one-group convolution of 16k + 1 channels (k ≥ 1) keeps its
-// channels: the schedule's one-channel remainder block
+// the block of 2 there). A one-group convolution of 16k + 1 channels
+// (k ≥ 1) keeps its channels: the schedule's one-channel remainder block
 // (toolchain/conv.mlir, @conv_steps1) is vectorized along its output
-// columns; so do a depthwise one (the depthwise block's, @conv_steps_dw1)
-// and a grouped one gathered per output channel (conv_general.go).
+// columns; so do a depthwise one (the depthwise block's, @conv_steps_dw1),
+// a grouped one gathered per output channel (conv_general.go) and a
+// per-group one of 16k + 1 channels per group (the rank-8 block's,
+// @conv_steps8_1).
 func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 	if G != 1 {
-		// Only a per-group block (M/G ≥ 8, at most 16 groups: M/G = 16k +
-		// 1). The depthwise block (G = M, one input channel per group)
-		// and the per-output-channel block (conv_general.go) of 16k + 1
-		// channels keep them: the schedule's one-channel blocks
-		// (@conv_steps_dw1, @conv_steps1).
-		return M/G >= 8 && G <= 16 && (M/G)%16 == 1
+		// Every grouped block keeps its channels: the depthwise block
+		// (G = M, one input channel per group), the per-output-channel
+		// block and the per-group block (M/G ≥ 8, at most 16 groups) of
+		// 16k + 1 channels too (@conv_steps_dw1, @conv_steps1,
+		// @conv_steps8_1).
+		return false
 	}
 	return M == 1 && !(KH == 1 && KW == 1 || useConvRows(OW, M, C, KH, KW))
 }
@@ -197,8 +198,8 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
 		return
 	}
-	// One output channel, or a per-group block channel count of 16k + 1:
-	// conv_general.go gives it a padding channel (paddedChannelConv).
+	// One output channel: conv_general.go gives it a padding channel
+	// (paddedChannelConv).
 	if S == 2 && paddedChannelConv(op.Groups, wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {
 		return
 	}

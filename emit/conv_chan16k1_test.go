@@ -4,9 +4,9 @@ import "testing"
 
 // TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
 // padding channel: one output channel outside the 1×1 product and the row
-// form, and per-group ones of 16k + 1 channels per group; a one-group
-// convolution of 16k + 1 channels (k ≥ 1) keeps its channels, and so do
-// a depthwise one and one gathered per output channel.
+// form; a convolution of 16k + 1 channels (k ≥ 1) keeps its channels, one
+// group, depthwise, gathered per output channel or per group (16k + 1 per
+// group: the rank-8 block's one-channel remainder, @conv_steps8_1).
 func TestPaddedChannelConv(t *testing.T) {
 	cases := []struct {
 		G, M, C, KH, KW, OW int64
@@ -25,7 +25,11 @@ func TestPaddedChannelConv(t *testing.T) {
 		{33, 33, 1, 3, 3, 12, false}, // depthwise: the one-channel depthwise block
 		{17, 17, 2, 3, 3, 12, false}, // per output channel: the one-channel block
 		{3, 33, 2, 3, 3, 7, false},   // three groups of 11 (per group, no remainder of 1)
-		{2, 34, 4, 3, 3, 7, true},    // two groups of 17: the per-group block's padding channel
+		{2, 34, 4, 3, 3, 7, false},   // two groups of 17: the per-group block's one-channel remainder
+		{4, 68, 4, 3, 3, 28, false},  // four groups of 17
+		{4, 132, 8, 3, 3, 28, false}, // four groups of 33
+		{2, 34, 8, 1, 1, 28, false},  // two groups of 17, 1×1
+		{16, 272, 2, 3, 3, 9, false}, // sixteen groups of 17
 		{1, 32, 64, 3, 3, 28, false},
 	}
 	for _, c := range cases {

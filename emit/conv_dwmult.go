@@ -23,7 +23,7 @@ import (
 // conv_nhwc.go's channels-last block (C = 1) instead, which fuse it
 // (form nhwc; 1.1–1.4× faster than the view below and its separate
 // pass, docs/performance.md). Otherwise (a channels-last result without a
-// fused epilogue: 16k + 1 channels, or a block per group) the
+// fused epilogue: a block per group) the
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along

@@ -298,9 +298,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	// A block with a padding channel (one channel, or a per-group block
-	// of 16k + 1: paddedChannelConv) is not fused: its root tile would leave
-	// the schedule a block that the padding does not cover. One output
+	// A block with a padding channel (one channel: paddedChannelConv) is
+	// not fused: its root tile would leave the schedule a block that the
+	// padding does not cover. One output
 	// channel of a 1×1 convolution or of the row form with NCHW values is
 	// fused: the product's block (mm, mmk) and the row form's have their
 	// vectors along the output row. A one-group block of 16k + 1 channels
@@ -310,7 +310,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// tile of one channel (epiBlock16: 32k + 17 to 32k + 31 channels of a
 	// 4-byte accumulator take the 16-channel tile; epiBlock8: 16k + 9 to
 	// 16k + 15 of an 8-byte one the 8-channel tile); so is a depthwise one
-	// (depthwiseNHWC, the one-channel depthwise block, @conv_steps_dw1).
+	// (depthwiseNHWC, the one-channel depthwise block, @conv_steps_dw1)
+	// and a per-group one of 16k + 1 channels per group (conv_general.go,
+	// the rank-8 block's one-channel remainder, @conv_steps8_1).
 	nhwcIO := fe.channelsLast(op.X) || fe.channelsLast(op.Result)
 	// The depthwise row form with a channel multiplier (conv_dwmult.go,
 	// which conv lowers first), a single input channel (groups 1, C = 1)

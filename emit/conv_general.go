@@ -60,12 +60,14 @@ import (
 //     result ([N, G, M/G, OH, OW] or [N, OH, OW, G, M/G]; 1-D [N, G, M/G,
 //     OW], 3-D [N, G, M/G, OD, OH, OW]; so that a root tile stays in one
 //     group and reads the accumulator through a projected permutation:
-//     conv_pergroup_epi.go); one with a padding channel (M/G = 16k + 1, whose root tiles
-//     would leave the block a one-channel remainder), keep it as a pass
-//     of its own (gathering such a convolution per output channel
-//     instead, so that the per-channel form fuses it, measured 2× slower
-//     for 8 groups of 16 and 60× for 3 groups of 80: X copied M/G times;
-//     docs/performance.md).
+//     conv_pergroup_epi.go); M/G = 16k + 1 channels among them, without a
+//     padding channel: a root tile's one-channel remainder leaves the
+//     rank-8 block a one-channel tile, whose steps the schedule takes in
+//     the one-channel order, vectorized along the output columns
+//     (toolchain/conv.mlir, @conv_steps8_1). (Gathering a per-group
+//     convolution per output channel instead, so that the per-channel
+//     form fuses it, was measured 2× slower for 8 groups of 16 and 60×
+//     for 3 groups of 80: X copied M/G times; docs/performance.md.)
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -87,13 +89,12 @@ type convGeom struct {
 	accElem              niro.ScalarType
 	perGroup, perChannel bool
 	// mp is the channel count of one block's accumulator per group (one
-	// group: of the whole): M/G, or M/G + 1 for a per-group block of
-	// 16k + 1 channels (its one-channel remainder) and for one channel (a
-	// block of 2). A one-group block of 16k + 1 channels (k ≥ 1) keeps
-	// them: the schedule's one-channel remainder block
-	// (toolchain/conv.mlir, @conv_steps1); so do the per-output-channel
-	// block (G·M/G channels: @conv_steps1) and its depthwise block
-	// (@conv_steps_dw1). The extra channel's values are never read back.
+	// group: of the whole): M/G, or 2 for one channel (a block of 2, the
+	// extra channel's values never read back). A block of 16k + 1
+	// channels (k ≥ 1) keeps them: the schedule's one-channel remainder
+	// blocks (toolchain/conv.mlir: @conv_steps1 for the one-group and the
+	// per-output-channel blocks, @conv_steps8_1 for the per-group one,
+	// @conv_steps_dw1 for the depthwise one).
 	mp int64
 	x  niro.Value
 	// epi: the epilogue is fused into the block (generalEpilogueForm);
@@ -136,15 +137,10 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		}
 	}
 	g.mp = g.Mg
-	block := g.M
-	if g.perGroup {
-		block = g.Mg
-	}
-	if block%16 == 1 && (g.perGroup || block == 1) {
-		// (One group of 16k + 1 channels, k ≥ 1, keeps them: the
-		// schedule's one-channel remainder block, @conv_steps1; so does
-		// the per-output-channel block, and its depthwise block,
-		// @conv_steps_dw1.)
+	if g.M == 1 {
+		// (A block of 16k + 1 channels, k ≥ 1, keeps them: the
+		// schedule's one-channel remainder blocks, @conv_steps1,
+		// @conv_steps8_1 per group, @conv_steps_dw1.)
 		g.mp++
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
@@ -428,6 +424,19 @@ func (g *convGeom) blockTag(M int64) string {
 	return g.tag("niro.conv2d", M)
 }
 
+// perGroupTag is the tag of the rank-8 per-group block generic: g.tag's
+// niro.conv2dg(_e), or niro.conv2dg16 for an unfused block of a 4-byte
+// accumulator whose 32-channel block would leave 17 to 31 channels
+// (perGroupBlock16: the 16-channel block, which leaves 1 to 15, one for
+// 16k + 1 channels per group, @conv_steps8_1). A fused one's block
+// follows its root's tile (niro.epi_gn…16).
+func (g *convGeom) perGroupTag() string {
+	if !g.epi && g.accElem != niro.F64 && perGroupBlock16(g.mp) {
+		return convTag("niro.conv2dg16", g.mp)
+	}
+	return g.tag("niro.conv2dg", g.mp)
+}
+
 // tag is the schedule's tag of a block generic with c channels: convTag's,
 // with _e when the epilogue is fused.
 func (g *convGeom) tag(tag string, c int64) string {
@@ -490,7 +499,7 @@ func (fe *funcEmitter) convPerGroup(g *convGeom) string {
 			{name: wT, typ: tensorTypeOf(wDims, g.elem), elem: g.elem, amap: affineMap(8, []string{d(0), d(5), d(6), d(7), d(4)})},
 		},
 		genericOperand{name: filled, typ: accTyp, elem: g.acc, amap: affineMap(8, []string{d(0), d(1), d(2), d(3), d(4)})},
-		g.tag("niro.conv2dg", g.mp), func(args []string) string {
+		g.perGroupTag(), func(args []string) string {
 			return fe.mulAdd(g.xElem, g.acc, args[0], args[1], args[2])
 		})
 	return sum
@@ -713,12 +722,11 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
-// Not taken: a per-group block of 16k + 1 channels or of M = 16k + 1
-// (the padding channel; a one-group one, a depthwise one and one gathered
-// per output channel are fused, the
-// one-channel remainder tile vectorized along the output columns, and
-// 32k + 17 channels of a 4-byte accumulator take the 16-channel root
-// tile, epiBlock16), a channel multiplier that conv_dwmult.go's row form
+// A block of 16k + 1 channels is fused (one group, per group, per output
+// channel, depthwise): the one-channel remainder tile is vectorized along
+// the output columns, and 32k + 17 channels of a 4-byte accumulator take
+// the 16-channel root tile (epiBlock16, perGroupBlock16).
+// Not taken: one output channel (the block of 2), a channel multiplier that conv_dwmult.go's row form
 // takes (an NCHW result; with a channels-last one it is the
 // per-output-channel depthwise block here, nhwc), and channels-last 1-D
 // or 3-D values. These
@@ -754,14 +762,16 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
 	}
 	switch {
-	case M < 2 || G > 1 && Mg >= 8 && G <= 16 && M%16 == 1:
+	case M < 2:
 		return "", false
 	case G > 1 && Mg >= 8 && G <= 16:
-		// Per group (conv_pergroup_epi.go): 2-D, no padding channel, not
-		// a channel multiplier that conv_dwmult.go's row form takes (with
-		// a channels-last result, which epilogueForm leaves to this form).
+		// Per group (conv_pergroup_epi.go; 16k + 1 channels per group
+		// too: the rank-8 block's one-channel remainder, @conv_steps8_1),
+		// not a channel multiplier that conv_dwmult.go's row form takes
+		// (with a channels-last result, which epilogueForm leaves to this
+		// form).
 		switch {
-		case Mg%16 == 1 || S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]):
+		case S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]):
 			return "", false
 		case S != 2 && (fe.channelsLast(op.Result) || fe.channelsLast(op.X)):
 			return "", false

@@ -31,6 +31,8 @@
 # BatchNormalization and Relu (4 groups of 16; general_epilogue.go).
 # CASES=dw16k1 depthwise 3×3 ones of 16k + 1 channels (17, 33, 49) with BatchNormalization and Relu,
 # channels-last before a 1×1, and grouped ones gathered per output channel with 16k + 1 channels (dwmisc.go).
+# CASES=pergroup16k1 per-group 3×3 ones of 16k + 1 channels per group (2 and 4 groups of 17, 1×34×28×28 and
+# 1×68×28×28, alone and with BatchNormalization and Relu; 4 groups of 33 with them; general.go, general_epilogue.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -59,6 +61,7 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [head3x3w14_m1_sigmoid]="x=1x128x14x14" [head3x3s2_m1_sigmoid]="x=1x64x56x56" [pw_head3x3w28_m1]="x=1x16x28x28"
   [conv28_m49_bn_relu]="x=1x64x28x28" [pointwise56_m17_bn_relu]="x=1x64x56x56" [conv56_m33_bn_relu]="x=1x64x56x56" [conv1d_m17_bias_relu]="x=1x64x1000" [conv3d_m17_bias_relu]="x=1x16x8x28x28"
   [gconv1d_g4k5_bn_relu]="x=1x64x1000" [gconv3d_g4_bn_relu]="x=1x32x8x28x28"
+  [pg34g2]="x=1x34x28x28" [pg68g4]="x=1x68x28x28" [pg34g2_bn_relu]="x=1x34x28x28" [pg68g4_bn_relu]="x=1x68x28x28" [pg132g4_bn_relu]="x=1x132x28x28"
   [dw33cl_bn_relu_pw]="x=1x33x56x56" [dw17cl_bn_relu_pw]="x=1x17x28x28" [dw49cl_bn_relu_pw]="x=1x49x28x28" [g17c2_bn_relu]="x=1x34x28x28" [g11c2m33_bn_relu]="x=1x22x28x28")
 declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512 [pointwise1x1]=102760448
   [conv1d]=41943040 [grouped3x3g32]=7225344 [grouped3x3g8]=28901376 [shuffle1x1g3]=30105600
@@ -77,6 +80,7 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [head3x3w14_m1_sigmoid]=451584 [head3x3s2_m1_sigmoid]=903168 [pw_head3x3w28_m1]=1254400
   [conv28_m49_bn_relu]=44255232 [pointwise56_m17_bn_relu]=6823936 [conv56_m33_bn_relu]=119218176 [conv1d_m17_bias_relu]=6528000 [conv3d_m17_bias_relu]=92123136
   [gconv1d_g4k5_bn_relu]=10240000 [gconv3d_g4_bn_relu]=173408256
+  [pg34g2]=8156736 [pg68g4]=16313472 [pg34g2_bn_relu]=8156736 [pg68g4_bn_relu]=16313472 [pg132g4_bn_relu]=61471872
   [dw33cl_bn_relu_pw]=8692992 [dw17cl_bn_relu_pw]=693056 [dw49cl_bn_relu_pw]=4456256 [g17c2_bn_relu]=479808 [g11c2m33_bn_relu]=931392)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
@@ -134,6 +138,7 @@ if [ "$cases" = pw1d3d ]; then cases="conv1d_pw512x200_bias_relu conv1d_pw384x10
 if [ "$cases" = dwmisc ]; then cases="c1m32s2_bn_relu c1m16_bn_relu dwmult3w28_bn_relu dwmult2cl_relu_pw dwmult3cl_relu_pw head3x3w28_m1_sigmoid head3x3w14_m1_sigmoid head3x3s2_m1_sigmoid pw_head3x3w28_m1"; fi
 if [ "$cases" = onech ]; then cases="head3x3_m1_sigmoid head1x1_m1_sigmoid head1x1_m1c64_sigmoid conv28_m17_bn_relu conv28_m33_bn_relu"; fi
 if [ "$cases" = chan16k1 ]; then cases="conv28_m17_bn_relu conv28_m33_bn_relu conv28_m49_bn_relu conv56_m33_bn_relu pointwise56_m17_bn_relu conv1d_m17_bias_relu conv3d_m17_bias_relu"; fi
+if [ "$cases" = pergroup16k1 ]; then cases="pg34g2 pg68g4 pg34g2_bn_relu pg68g4_bn_relu pg132g4_bn_relu"; fi
 if [ "$cases" = dw16k1 ]; then cases="dw33cl_bn_relu_pw dw17cl_bn_relu_pw dw49cl_bn_relu_pw g17c2_bn_relu g11c2m33_bn_relu"; fi
 if [ "$cases" = epilogue1x1 ]; then cases="pointwise1x1_bn_hardswish pointwise2048x7_bn_relu pointwise512x28_bn_relu pointwise1024x14_add pointwise256x7_bn_relu pointwise128x28_bn_relu pointwise512x14_f64_bn_relu"; fi
 gflops() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['median_us']:.0f} us median, {d['min_us']:.0f} us min, {float(sys.argv[2])/d['min_us']/1e3:.1f} GFLOP/s\")" "$1" "$2"; }

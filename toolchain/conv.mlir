@@ -42,7 +42,8 @@
 // broadcast). The row form's one-channel remainder block, folded to rank 4
 // (ow, c, kh, kw), takes @conv_steps_rows4; the depthwise block's
 // (niro.dwconv2d, a depthwise convolution of 16k + 1 channels),
-// @conv_steps_dw1.
+// @conv_steps_dw1; the per-group rank-8 block's (niro.conv2dg, 16k + 1
+// channels per group), @conv_steps8_1.
 //
 // Generics tagged `niro.conv2d_rows` (the row form, emit/conv_rows.go:
 // loops n, m, oh, ow, c, kh, kw, the result NCHW) take the same steps with
@@ -509,6 +510,63 @@ module attributes {transform.with_named_sequence} {
     transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
     transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
     transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+
+  // The per-group block's one-channel remainder (16k + 1 channels per
+  // group after the 32- or 16-channel blocks, emit/conv_general.go, with
+  // or without a fused epilogue: the rank-8 block 1 × 1 × 1 × ≤ 8 × 1, g, n,
+  // oh, ow, m): @conv_steps1's order with the rank-8 step tile. Folded, its
+  // step is the one-group block's, acc[ow] += x[ow] · w, a vector along
+  // the block's output columns; @conv_steps8's folding and canonicalization
+  // together, and its transfer patterns together, do not terminate on it
+  // in MLIR 22, as on the rank-7 one-channel block.
+  transform.named_sequence @conv_match8_block1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c8 = transform.param.constant 8 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c8 : !transform.param<i64>
+      transform.match.structured.dim %s[all] {static} : !transform.any_op
+      %d = transform.match.structured.dim %s[4] : (!transform.any_op) -> !transform.param<i64>
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %d, %c1 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark8_block1(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv8_block1" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps8_1(%block: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %block tile_sizes [0, 0, 0, 0, 0, 1, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+    } : !transform.op<"scf.for">
+    transform.apply_patterns to %lkw {
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lkw : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %f = transform.get_parent_op %lc {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.apply_patterns to %f {
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    %outer = transform.get_parent_op %lc : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %lkw : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lkh : !transform.op<"scf.for">
+    transform.loop.hoist_loop_invariant_subsets %lc : !transform.op<"scf.for">
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.transfer_permutation_patterns
+    } : !transform.any_op
+    transform.apply_patterns to %outer {
+      transform.apply_patterns.vector.lower_transpose
+    } : !transform.any_op
     transform.include @conv_unroll3 failures(suppress) (%lkw) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
@@ -2457,7 +2515,8 @@ module attributes {transform.with_named_sequence} {
     // (niro.conv2d16: a 4-byte accumulator's block of 32k + 17 to
     // 32k + 31 channels, given the 16-channel block, which leaves a
     // remainder block of 1 to 15 channels rather than one of 17 to 31:
-    // emit/conv.go, convBlockTag, chanBlock16.)
+    // emit/conv.go, convBlockTag, chanBlock16; niro.conv2dg16 the same
+    // per group, emit/conv_general.go, perGroupTag.)
     %tagged16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %tagged16
@@ -2471,6 +2530,11 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %tagged8
         @conv_match_f64 -> @conv_mark_c8
+      : (!transform.any_op) -> !transform.any_op
+    %gtagged16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %gtagged16
+        @conv_match8_f32 -> @conv_mark8_16
       : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
@@ -2536,6 +2600,22 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %ones : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps1 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    // The per-group block's one-channel remainders (@conv_steps8_1),
+    // before every other block's steps too.
+    %g1a = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block32} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %g1b = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %g1blocks = transform.merge_handles %g1a, %g1b : !transform.any_op
+    transform.foreach_match restrict_root in %g1blocks
+        @conv_match8_block1 -> @conv_mark8_block1
+      : (!transform.any_op) -> !transform.any_op
+    %gones = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block1} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gones : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps8_1 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %b32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv_block32} in %root
       : (!transform.any_op) -> !transform.any_op

@@ -36,7 +36,12 @@ var generalCases = []generalCase{
 
 // writeGeneral writes the models of generalCases into dir.
 func writeGeneral(dir string, r *rand.Rand) {
-	for _, c := range generalCases {
+	writeGeneralCases(dir, r, generalCases)
+}
+
+// writeGeneralCases writes the models of cases into dir.
+func writeGeneralCases(dir string, r *rand.Rand, cases []generalCase) {
+	for _, c := range cases {
 		fan := float64(1)
 		for _, d := range c.w[1:] {
 			fan *= float64(d)

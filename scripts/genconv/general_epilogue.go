@@ -32,7 +32,11 @@ import (
 // conv1d_pw512x200_bias_relu.onnx, conv1d_pw384x1000_bn_relu.onnx and
 // conv3d_pw256x8x14_bn_relu.onnx (CASES=pw1d3d in scripts/bench-conv.sh);
 // the 1-D and 3-D per-group gconv1d_g4k5_bn_relu.onnx and
-// gconv3d_g4_bn_relu.onnx (CASES=pergroup1d3d).
+// gconv3d_g4_bn_relu.onnx (CASES=pergroup1d3d); the per-group blocks of
+// 16k + 1 channels pg34g2_bn_relu.onnx (1×34×28×28 → 34, 2 groups of 17,
+// 3×3), pg68g4_bn_relu.onnx (4 groups of 17) and pg132g4_bn_relu.onnx (4
+// groups of 33), with BatchNormalization, and pg34g2.onnx and pg68g4.onnx
+// without (CASES=pergroup16k1).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		return floatTensor(name, dims, false, f)
@@ -107,4 +111,16 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	// 1×32×8×28×28 → 64, 4 groups of 16, 3×3×3.
 	model("gconv1d_g4k5_bn_relu", []int64{1, 64, 1000}, []int64{64, 16, 5}, 4, 2, true)
 	model("gconv3d_g4_bn_relu", []int64{1, 32, 8, 28, 28}, []int64{64, 8, 3, 3, 3}, 4, 1, true)
+	// Per-group blocks of 16k + 1 channels, 3×3, alone and with
+	// BatchNormalization and Relu: 2 and 4 groups of 17, 4 groups of 33
+	// (CASES=pergroup16k1). From a stream of their own (the closures read
+	// r), so that every other model keeps its bytes.
+	r = rand.New(rand.NewPCG(16, 17))
+	model("pg34g2_bn_relu", []int64{1, 34, 28, 28}, []int64{34, 17, 3, 3}, 2, 1, true)
+	model("pg68g4_bn_relu", []int64{1, 68, 28, 28}, []int64{68, 17, 3, 3}, 4, 1, true)
+	model("pg132g4_bn_relu", []int64{1, 132, 28, 28}, []int64{132, 33, 3, 3}, 4, 1, true)
+	writeGeneralCases(dir, r, []generalCase{
+		{"pg34g2", []int64{1, 34, 28, 28}, []int64{34, 17, 3, 3}, 2, 1},
+		{"pg68g4", []int64{1, 68, 28, 28}, []int64{68, 17, 3, 3}, 4, 1},
+	})
 }
