@@ -37,7 +37,9 @@ import (
 //     (a depthwise convolution with a channel multiplier is the case
 //     C/G = 1, which takes conv_nhwc.go's depthwise block, niro.dwconv2d,
 //     over X gathered per output channel, where conv_dwmult.go's row form
-//     does not take it: a one-column output). With M/G ≥ 8 and at most 16
+//     does not take it: a one-column output, or a channels-last result
+//     with its epilogue fused; with M/G = 16k + 1 of at most 16 groups
+//     too, dwMultOwnChannels). With M/G ≥ 8 and at most 16
 //     groups, X is gathered per group ([G, N·OD, Hp, Wp, C/G·KD]), the
 //     filter as [G, C/G·KD, KH, KW, mp], and one rank-8 generic (g, n′,
 //     oh, ow, m′, c′, kh, kw), tagged niro.conv2dg (convPerGroup), writes
@@ -65,7 +67,11 @@ import (
 //     of its own (gathering such a convolution per output channel
 //     instead, so that the per-channel form fuses it, measured 2× slower
 //     for 8 groups of 16 and 60× for 3 groups of 80: X copied M/G times;
-//     docs/performance.md).
+//     docs/performance.md), except a channel multiplier with a
+//     channels-last result (M/G = k = 16j + 1, one input channel per
+//     group: dwMultOwnChannels), whose per-output-channel gather is the
+//     size of its result and whose depthwise block fuses it, 2.7× faster
+//     than the view of conv_dwmult.go with its separate pass.
 
 // convGeom is a convolution seen in three spatial axes (depth, rows,
 // columns): the extents of X, the kernel, the result, and the window
@@ -713,14 +719,17 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // convolution's generic. A 1-D or 3-D pointwise convolution (one group,
 // kernel 1) takes "mmk1d<k>" or "mmk3d<k>" (pwProductForm,
 // conv_pw1d3d.go): the NC… product's cache block.
+// A channel multiplier with a channels-last result (epilogueForm leaves
+// it here) takes nhwc (per output channel, fewer than 8 per group or more
+// than 16 groups, and k = 16j + 1: dwMultOwnChannels) or gnhwc (a block
+// per group, M = 16j + 1 included).
 // Not taken: a per-group block of 16k + 1 channels or of M = 16k + 1
 // (the padding channel; a one-group one, a depthwise one and one gathered
 // per output channel are fused, the
 // one-channel remainder tile vectorized along the output columns, and
 // 32k + 17 channels of a 4-byte accumulator take the 16-channel root
 // tile, epiBlock16), a channel multiplier that conv_dwmult.go's row form
-// takes (an NCHW result; with a channels-last one it is the
-// per-output-channel depthwise block here, nhwc), and channels-last 1-D
+// takes (an NCHW result), and channels-last 1-D
 // or 3-D values. These
 // do not occur: planLayout (layout.go) makes a value channels-last only
 // where a 2-D convolution or pool defines it or an op carries a
