@@ -100,7 +100,9 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // matrix product has its vectors along the output row, nor of the row
 // form (conv_rows.go, vectors along the output row too, 2.3× faster than
 // the block of 2 there); and a per-group one of 16k + 1 channels per
-// group. A one-group convolution of 16k + 1 channels (k ≥ 1) keeps its
+// group (a channel multiplier of k = 16j + 1 per group with a
+// channels-last result and a fused epilogue excepted: conv_general.go
+// gathers it per output channel instead, dwMultOwnChannels). A one-group convolution of 16k + 1 channels (k ≥ 1) keeps its
 // channels: the schedule's one-channel remainder block
 // (toolchain/conv.mlir, @conv_steps1) is vectorized along its output
 // columns; so do a depthwise one (the depthwise block's, @conv_steps_dw1)
