@@ -235,8 +235,9 @@ func (k dwMiscChainCase) program(e string) string {
 
 // dwMiscChainCases: a channel multiplier (k = 2, 3) or a single input
 // channel whose result a 1×1 convolution reads (channels-last: the
-// per-output-channel depthwise block of conv_general.go, or the
-// channels-last block of conv_nhwc.go for C = 1), and a one-channel head
+// per-output-channel depthwise block of conv_general.go, its per-group
+// block for k = 8 of 4 groups, or the channels-last block of
+// conv_nhwc.go for C = 1), and a one-channel head
 // after a 1×1 convolution (its X kept NCHW for the row form).
 var dwMiscChainCases = []dwMiscChainCase{
 	{name: "dwmult2_nhwc",
@@ -251,13 +252,13 @@ var dwMiscChainCases = []dwMiscChainCase{
 		c1:    convCase{x: []int64{1, 1, 10, 13}, w: []int64{16, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},
 		c2:    convCase{x: []int64{1, 16, 10, 13}, w: []int64{8, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
 		roots: map[string][]string{"f32": {"nhwc32", "mmnchw32"}, "f64": {"nhwc16", "mmk"}}, conv: "niro.conv2d_e"},
-	// A block per group (k = 8, 4 groups): the view [N·C, k, OH, OW]
-	// and its separate pass (conv_dwmult.go); no tags but the 1×1
-	// product's.
+	// A block per group (k = 8, 4 groups): the per-group block with its
+	// split-view epilogue (conv_general.go, gnhwc; before, the view
+	// [N·C, k, OH, OW] and its separate pass).
 	{name: "dwmult8_pergroup_nhwc",
 		c1:    convCase{x: []int64{1, 4, 7, 12}, w: []int64{32, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true},
 		c2:    convCase{x: []int64{1, 32, 7, 12}, w: []int64{8, 32, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
-		roots: map[string][]string{"f32": {"mmnchw32"}, "f64": {"mmk"}}},
+		roots: map[string][]string{"f32": {"gnhwc32", "mmnchw32"}, "f64": {"gnhwc16", "mmk"}}, conv: "niro.conv2dg_e"},
 	{name: "head_m1_after_1x1",
 		c1:    convCase{x: []int64{1, 8, 7, 28}, w: []int64{16, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		c2:    convCase{x: []int64{1, 16, 7, 28}, w: []int64{1, 16, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true},

@@ -111,10 +111,11 @@ func TestConvPerGroupEpilogueFusedChannels(t *testing.T) {
 
 // TestConvPerGroupEpilogueChannelMultiplier checks that a depthwise
 // convolution with a channel multiplier of 8 (8 groups of 8 output
-// channels, one input channel each), which conv_dwmult.go's row form
-// lowers, is not given the per-group form's split epilogue, with an NCHW
-// result or a channels-last one (read by a per-group convolution), and
-// that the results have the bits of host-O0 and the Go loop.
+// channels, one input channel each) is not given the per-group form's
+// split epilogue with an NCHW result (conv_dwmult.go's row form fuses
+// it), and is given it with a channels-last one (read by a per-group
+// convolution; conv_general.go), and that the results have the bits of
+// host-O0 and the Go loop.
 func TestConvPerGroupEpilogueChannelMultiplier(t *testing.T) {
 	requireTools(t)
 	c1 := convCase{x: []int64{1, 8, 7, 10}, w: []int64{64, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 8, bias: true}
@@ -144,7 +145,7 @@ func TestConvPerGroupEpilogueChannelMultiplier(t *testing.T) {
 		}
 		want := 0
 		if chain {
-			want = 1 // the second convolution's
+			want = 2 // the multiplier's (channels-last) and the second convolution's
 		}
 		if n := strings.Count(em.MLIR, "niro.epi_gn"); n != want {
 			t.Fatalf("chain %v: %d per-group roots, want %d:\n%s", chain, n, want, em.MLIR)

@@ -19,11 +19,13 @@ import (
 // so that its epilogue is fused the same way (forms dwrows and dwrowsh;
 // the root's 1 × 1 × 8 × 32 tile reads one channel of X). With a
 // channels-last result and an epilogue to fuse (conv_epilogue.go) conv
-// takes conv_general.go's per-output-channel depthwise block (k ≥ 2) or
+// takes conv_general.go's per-output-channel depthwise block (k ≥ 2),
+// its per-group block (k ≥ 8, at most 16 groups; gnhwc, k = 16j + 1
+// per group gathered per output channel instead, dwMultOwnChannels) or
 // conv_nhwc.go's channels-last block (C = 1) instead, which fuse it
-// (form nhwc; 1.1–1.4× faster than the view below and its separate
-// pass, docs/performance.md). Otherwise (a channels-last result without a
-// fused epilogue: a block per group) the
+// (forms nhwc and gnhwc; 1.1–1.4× faster than the view below and its
+// separate pass, 2.7–3.6× with a block per group, docs/performance.md).
+// Otherwise (a channels-last result without an epilogue to fuse) the
 // result stays NCHW, viewed as [N·C, k, OH, OW], and the depthwise block
 // of the convolution schedule (tag niro.dwconv2d, loops of rank 6: four
 // parallel, two reduction) runs along the output row instead of along

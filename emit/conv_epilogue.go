@@ -287,9 +287,11 @@ func epiBlockRule(form string, op *niro.Conv, rule func(int64) bool) bool {
 // a channel multiplier or one input channel with an NCHW result) and the
 // 1×1 products (bf16 too: its epilogue widens as integers,
 // emit/bf16.go). A multiplier with a channels-last result is fused in
-// conv_general.go's per-output-channel block (generalEpilogueForm), one
-// input channel with a channels-last result in the channels-last block;
-// convDWMultRows leaves both to them.
+// conv_general.go's per-output-channel block or, with a block per group
+// (k ≥ 8, at most 16 groups), its per-group block (generalEpilogueForm:
+// nhwc, gnhwc; dwMultOwnChannels), one input channel with a
+// channels-last result in the channels-last block; convDWMultRows leaves
+// them to those.
 func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	if !conv2DStatic(op) {
 		return fe.generalEpilogueForm(op) // 1-D, 3-D (conv_general.go)
@@ -318,7 +320,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// which conv lowers first), a single input channel (groups 1, C = 1)
 	// among them: fused with an NCHW result (dwMultByM, loops over the
 	// N×M×OH×OW result, one output channel per tile, so 16k + 1 channels
-	// are no block remainder), its view [N·C, k, OH, OW] otherwise.
+	// are no block remainder); with a channels-last result, conv_general.go's
+	// blocks (generalEpilogueForm) for groups ≥ 2, the channels-last block
+	// for C = 1; the view [N·C, k, OH, OW] only without an epilogue.
 	dwMult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3])
 	mult := dwMult && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
 	switch {

@@ -33,6 +33,8 @@
 # channels-last before a 1×1, and grouped ones gathered per output channel with 16k + 1 channels (dwmisc.go).
 # CASES=pergroup16k1 per-group 3×3 ones of 16k + 1 channels per group (2 and 4 groups of 17, 1×34×28×28 and
 # 1×68×28×28, alone and with BatchNormalization and Relu; 4 groups of 33 with them; general.go, general_epilogue.go).
+# CASES=multview chains of a 1×1, a depthwise 3×3 with a channel multiplier k ≥ 8 of at most 16 groups (k·C = 32,
+# 128, 33, 65, 34) and a 1×1, the middle values channels-last (multview.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -140,6 +142,15 @@ if [ "$cases" = onech ]; then cases="head3x3_m1_sigmoid head1x1_m1_sigmoid head1
 if [ "$cases" = chan16k1 ]; then cases="conv28_m17_bn_relu conv28_m33_bn_relu conv28_m49_bn_relu conv56_m33_bn_relu pointwise56_m17_bn_relu conv1d_m17_bias_relu conv3d_m17_bias_relu"; fi
 if [ "$cases" = pergroup16k1 ]; then cases="pg34g2 pg68g4 pg34g2_bn_relu pg68g4_bn_relu pg132g4_bn_relu"; fi
 if [ "$cases" = dw16k1 ]; then cases="dw33cl_bn_relu_pw dw17cl_bn_relu_pw dw49cl_bn_relu_pw g17c2_bn_relu g11c2m33_bn_relu"; fi
+if [ "$cases" = multview ]; then
+  # Conv 1×1 → depthwise 3×3 with a channel multiplier k → Conv 1×1, the middle values channels-last
+  # (scripts/genconv/multview.go): mv_c<C>k<K>_<H>.
+  cases=""
+  for ckh in 4x8x56 2x16x56 16x8x28 3x11x56 5x13x28 2x17x56; do
+    c="${ckh%%x*}" r="${ckh#*x}" k="${r%x*}" h="${r#*x}" m=$(( c * k ))
+    n="mv_c${c}k${k}_$h" cases="$cases $n" shapes[$n]="x=1x${c}x${h}x${h}" flop[$n]=$(( (2 * c * c + 18 * m + 2 * m * m) * h * h ))
+  done
+fi
 if [ "$cases" = epilogue1x1 ]; then cases="pointwise1x1_bn_hardswish pointwise2048x7_bn_relu pointwise512x28_bn_relu pointwise1024x14_add pointwise256x7_bn_relu pointwise128x28_bn_relu pointwise512x14_f64_bn_relu"; fi
 gflops() { python3 -c "import json,sys; d=json.loads(sys.argv[1]); print(f\"{d['median_us']:.0f} us median, {d['min_us']:.0f} us min, {float(sys.argv[2])/d['min_us']/1e3:.1f} GFLOP/s\")" "$1" "$2"; }
 for _ in $(seq "$rounds"); do

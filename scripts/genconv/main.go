@@ -74,6 +74,7 @@ func main() {
 
 	writeDepthwise(*out, r)
 	writeDWMisc(*out, r)
+	writeMultView(*out)
 }
 
 func value(name string, dims []int64) *onnxpb.ValueInfoProto {
