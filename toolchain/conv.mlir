@@ -1745,12 +1745,15 @@ module attributes {transform.with_named_sequence} {
     }
     transform.yield
   }
-  // (A tile whose loops canonicalization removed, a one-block result, has
-  // no loop to mark and keeps its 16 × 1 × 16 vectors.)
+  // (A tile whose loops canonicalization removed, a one-row result, has
+  // no loop: its function is marked instead, which @conv_epi_rows_2d
+  // leaves alone, so that the tile keeps its 16 × 1 × 16 vectors; the
+  // subview folding of niro_contraction_transfers, toolchain/schedule.mlir,
+  // which a one-column block needs, takes both.)
   transform.named_sequence @conv_epi_rows_mark_one(%t: !transform.any_op {transform.readonly}) {
-    %l = transform.get_parent_op %t {op_name = "scf.for"} : (!transform.any_op) -> !transform.op<"scf.for">
+    %l = transform.get_parent_op %t : (!transform.any_op) -> !transform.any_op
     %u = transform.param.constant unit -> !transform.any_param
-    transform.annotate %l "niro.epi_rows_loop" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %l "niro.epi_rows_loop" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
   transform.named_sequence @conv_epi_rows_2d(%root: !transform.any_op {transform.readonly}) {
