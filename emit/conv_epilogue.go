@@ -301,16 +301,21 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// are no block remainder), its view [N·C, k, OH, OW] otherwise.
 	dwMult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3])
 	mult := dwMult && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+	// One input and one output channel (groups 1) with NCHW values takes
+	// the depthwise row form as a plain one (useDWRows, conv lowers it
+	// first), not paddedChannelConv's block.
+	plainDW := op.Groups == 1 && fe.useDWRows(op)
+	padded := paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) && !plainDW
 	switch {
 	case dwMult && !mult && op.Groups > 1:
 		return fe.generalEpilogueForm(op)
-	case dwMult && !mult && !paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]):
+	case dwMult && !mult && !padded:
 		return "nhwc", true
 	}
-	if dwMult && !mult || !mult && (paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
+	if dwMult && !mult || !mult && (padded || M == 1 && nhwcIO) {
 		return "", false
 	}
-	if op.Groups != 1 || mult {
+	if op.Groups != 1 || mult || plainDW {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		// The depthwise row form (conv_dwmult.go), NCHW, with a channel
 		// multiplier or without.

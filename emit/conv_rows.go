@@ -54,7 +54,10 @@ const convRowsMinWidth = 16
 // 1×64×56×56 → 33, 3×3, with BatchNormalization and Relu, 1524–1544 µs
 // against 1676–1791 µs for the channels-last block (docs/performance.md).
 func useConvRows(ow, m, c, kh, kw int64) bool {
-	return (ow >= convRowsMinWidth && ow%8 == 0 || m == 1 && ow >= 2) && m >= 1 && c >= 2 && kh >= 2 && kw >= 2
+	if m == 1 {
+		return ow >= 2 && c >= 2 && (kh >= 2 || kw >= 2)
+	}
+	return ow >= convRowsMinWidth && ow%8 == 0 && m >= 1 && c >= 2 && kh >= 2 && kw >= 2
 }
 
 // conv2dRows lowers op in the row form; see above.
