@@ -4,7 +4,8 @@ import "testing"
 
 // TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
 // padding channel: one output channel outside the 1×1 product and the row
-// form, and per-group ones of 16k + 1 channels per group; a one-group
+// form (one output column, or one input channel, which with NCHW values
+// takes the depthwise row form first: conv.go), and per-group ones of 16k + 1 channels per group; a one-group
 // convolution of 16k + 1 channels (k ≥ 1) keeps its channels, and so do
 // a depthwise one and one gathered per output channel.
 func TestPaddedChannelConv(t *testing.T) {
@@ -17,9 +18,13 @@ func TestPaddedChannelConv(t *testing.T) {
 		{1, 49, 8, 3, 2, 13, false},
 		{1, 17, 64, 1, 1, 56, false},
 		{1, 33, 16, 3, 3, 56, false}, // the row form
-		{1, 1, 64, 3, 3, 28, false},  // one channel: the row form at OW ≥ 2, not 8k + 1
-		{1, 1, 64, 3, 3, 9, true},    // one channel at OW = 8k + 1: a block of 2
-		{1, 1, 64, 3, 1, 28, true},   // a kernel side of 1: a block of 2
+		{1, 1, 64, 3, 3, 28, false},  // one channel: the row form at OW ≥ 2
+		{1, 1, 64, 3, 3, 9, false},   // one channel at OW = 8k + 1: the row form too
+		{1, 1, 64, 3, 3, 17, false},  // (a one-column block of 16)
+		{1, 1, 64, 3, 1, 28, false},  // a kernel side of 1: the row form
+		{1, 1, 64, 1, 5, 9, false},   // a kernel side of 1 at OW = 8k + 1
+		{1, 1, 64, 3, 3, 1, true},    // one output column: a block of 2
+		{1, 1, 1, 3, 3, 28, true},    // one input channel: a block of 2 channels-last (NCHW: the depthwise row form)
 		{1, 1, 64, 1, 1, 28, false},  // the 1×1 product
 		{1, 1, 64, 3, 3, 56, false},  // the row form
 		{33, 33, 1, 3, 3, 12, false}, // depthwise: the one-channel depthwise block
