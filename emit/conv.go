@@ -93,19 +93,25 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // paddedChannelConv reports whether a 2-D convolution of G groups and M
 // output channels (C input channels per group, a KH × KW kernel, OW
 // output columns) takes conv_general.go's block with a padding channel
-// (conv): one output channel (a block of 2, the second never read back,
-// against conv_nhwc.go's channels-last block of one channel, which the
-// schedule leaves a loop nest: 3.8× faster at 1×64×56×56 → 1, 3×3,
-// docs/performance.md), but not one channel of a 1×1 convolution, whose
-// matrix product has its vectors along the output row, nor of the row
-// form (conv_rows.go, vectors along the output row too, 2.3× faster than
-// the block of 2 there). A one-group convolution of 16k + 1 channels
-// (k ≥ 1) keeps its channels: the schedule's one-channel remainder block
-// (toolchain/conv.mlir, @conv_steps1) is vectorized along its output
-// columns; so do a depthwise one (the depthwise block's, @conv_steps_dw1),
-// a grouped one gathered per output channel (conv_general.go) and a
-// per-group one of 16k + 1 channels per group (the rank-8 block's,
-// @conv_steps8_1).
+// (conv), whose epilogue is not fused: one output channel (a block of 2,
+// the second never read back, against conv_nhwc.go's channels-last block
+// of one channel, which the schedule leaves a loop nest: 3.8× faster at
+// 1×64×56×56 → 1, 3×3, docs/performance.md) where neither the 1×1
+// product (its vectors along the output row) nor the row form
+// (conv_rows.go, vectors along the output row too, every kernel but 1×1
+// and every width of at least 2 at M = 1, 8k + 1 among them, a kernel
+// side of 1 too) takes it: one output column, or one input channel (C =
+// 1; with NCHW values conv lowers that one first in the plain depthwise
+// row form, conv_dwmult.go, which fuses its epilogue, so only a
+// channels-last one gets here). A one-group convolution of 16k + 1
+// channels (k ≥ 1) keeps its channels: the schedule's one-channel
+// remainder block (toolchain/conv.mlir, @conv_steps1) is vectorized along
+// its output columns; so do a depthwise one (the depthwise block's,
+// @conv_steps_dw1), a grouped one gathered per output channel
+// (conv_general.go) and a per-group one of 16k + 1 channels per group
+// (the rank-8 block's, @conv_steps8_1).
+// 1-D and 3-D convolutions of one output channel are conv_general.go's
+// (its padded block too, not this rule's).
 func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 	if G != 1 {
 		// Every grouped block keeps its channels: the depthwise block

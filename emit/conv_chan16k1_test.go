@@ -4,9 +4,11 @@ import "testing"
 
 // TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
 // padding channel: one output channel outside the 1×1 product and the row
-// form; a convolution of 16k + 1 channels (k ≥ 1) keeps its channels, one
-// group, depthwise, gathered per output channel or per group (16k + 1 per
-// group: the rank-8 block's one-channel remainder, @conv_steps8_1).
+// form (one output column, or one input channel, which with NCHW values
+// takes the depthwise row form first: conv.go); a convolution of 16k + 1
+// channels (k ≥ 1) keeps its channels, one group, depthwise, gathered per
+// output channel or per group (16k + 1 per group: the rank-8 block's
+// one-channel remainder, @conv_steps8_1).
 func TestPaddedChannelConv(t *testing.T) {
 	cases := []struct {
 		G, M, C, KH, KW, OW int64
@@ -17,9 +19,13 @@ func TestPaddedChannelConv(t *testing.T) {
 		{1, 49, 8, 3, 2, 13, false},
 		{1, 17, 64, 1, 1, 56, false},
 		{1, 33, 16, 3, 3, 56, false}, // the row form
-		{1, 1, 64, 3, 3, 28, false},  // one channel: the row form at OW ≥ 2, not 8k + 1
-		{1, 1, 64, 3, 3, 9, true},    // one channel at OW = 8k + 1: a block of 2
-		{1, 1, 64, 3, 1, 28, true},   // a kernel side of 1: a block of 2
+		{1, 1, 64, 3, 3, 28, false},  // one channel: the row form at OW ≥ 2
+		{1, 1, 64, 3, 3, 9, false},   // one channel at OW = 8k + 1: the row form too
+		{1, 1, 64, 3, 3, 17, false},  // (a one-column block of 16)
+		{1, 1, 64, 3, 1, 28, false},  // a kernel side of 1: the row form
+		{1, 1, 64, 1, 5, 9, false},   // a kernel side of 1 at OW = 8k + 1
+		{1, 1, 64, 3, 3, 1, true},    // one output column: a block of 2
+		{1, 1, 1, 3, 3, 28, true},    // one input channel: a block of 2 channels-last (NCHW: the depthwise row form)
 		{1, 1, 64, 1, 1, 28, false},  // the 1×1 product
 		{1, 1, 64, 3, 3, 56, false},  // the row form
 		{33, 33, 1, 3, 3, 12, false}, // depthwise: the one-channel depthwise block

@@ -305,7 +305,8 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// padding does not cover. One output
 	// channel of a 1×1 convolution or of the row form with NCHW values is
 	// fused: the product's block (mm, mmk) and the row form's have their
-	// vectors along the output row. A one-group block of 16k + 1 channels
+	// vectors along the output row; so is one input and one output
+	// channel with NCHW values, in the depthwise row form (plainDW). A one-group block of 16k + 1 channels
 	// (k ≥ 1) is fused: the root tile's one-channel remainder leaves the
 	// schedule a one-channel convolution tile, vectorized along its
 	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
@@ -325,16 +326,21 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// for C = 1; the view [N·C, k, OH, OW] only without an epilogue.
 	dwMult := useDWMultRows(xt.Dims[1], op.Groups, M, C, rt.Dims[3])
 	mult := dwMult && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+	// One input and one output channel (groups 1) with NCHW values takes
+	// the depthwise row form as a plain one (useDWRows, conv lowers it
+	// first), not paddedChannelConv's block.
+	plainDW := op.Groups == 1 && fe.useDWRows(op)
+	padded := paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) && !plainDW
 	switch {
 	case dwMult && !mult && op.Groups > 1:
 		return fe.generalEpilogueForm(op)
-	case dwMult && !mult && !paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]):
+	case dwMult && !mult && !padded:
 		return "nhwc", true
 	}
-	if dwMult && !mult || !mult && (paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) || M == 1 && nhwcIO) {
+	if dwMult && !mult || !mult && (padded || M == 1 && nhwcIO) {
 		return "", false
 	}
-	if op.Groups != 1 || mult {
+	if op.Groups != 1 || mult || plainDW {
 		// Depthwise (depthwiseNHWC): the channels-last block.
 		// The depthwise row form (conv_dwmult.go), NCHW, with a channel
 		// multiplier or without.

@@ -36,25 +36,31 @@ const convRowsMinWidth = 16
 // width ow, m output channels, c input channels and a kh × kw kernel takes
 // the row form: a width of a multiple of 8, so that the block's remainder
 // along the row is a whole 256-bit vector or nothing (LLVM 22 compiles odd
-// vector widths, such as 24, into shuffles and spills; one output channel
-// takes any width of at least 2 that leaves no one-column block of the
-// 16- or 8-column block, ow % 8 ≠ 1: its block of 1 × 16 columns, even
-// with a remainder of 12 or a row of 14, is 2.4–4.2× faster than
-// conv_general.go's padded block of 2 channels with its separate
-// epilogue, docs/performance.md), and no loop of the
+// vector widths, such as 24, into shuffles and spills), and no loop of the
 // block's steps of extent 1 (more than one input channel, kernel rows and
 // columns): the schedule tiles the steps of a rank-5 block (m, ow, c, kh,
-// kw), and folding drops a unit loop. One output channel alone is taken
-// (a segmentation or depth head): its blocks are one channel throughout,
-// without a remainder block, and the schedule finishes on them
-// (TestConvEpilogueFused rows_m1_*, under a deadline), 2.3× faster than
-// conv_general.go's padded block of 2 (paddedChannelConv). So is a
-// channel remainder of one (16k + 1 channels), whose block the folding
-// leaves rank 4 (ow, c, kh, kw; toolchain/conv.mlir, @conv_steps_rows4):
-// 1×64×56×56 → 33, 3×3, with BatchNormalization and Relu, 1524–1544 µs
-// against 1676–1791 µs for the channels-last block (docs/performance.md).
+// kw), and folding drops a unit loop. So is a channel remainder of one
+// (16k + 1 channels), whose block the folding leaves rank 4 (ow, c, kh,
+// kw; toolchain/conv.mlir, @conv_steps_rows4): 1×64×56×56 → 33, 3×3,
+// with BatchNormalization and Relu, 1524–1544 µs against 1676–1791 µs for
+// the channels-last block (docs/performance.md).
+// One output channel (a segmentation or depth head) takes any width of at
+// least 2 with two input channels or more and any kernel but 1×1 (the
+// matrix product's): its blocks are one channel throughout, without a
+// remainder block, and the schedule finishes on them (TestConvEpilogueFused
+// rows_m1_*, TestConvHeadEpilogueFused, under a deadline); its block of
+// 1 × 16 columns, even with a remainder of 12, a row of 14 or a
+// one-column block (8k + 1, whose 0-d accumulator transfers the
+// contraction-transfers schedule folds through their subviews,
+// toolchain/schedule.mlir), is 2.4–4.2× faster than conv_general.go's
+// padded block of 2 channels with its separate epilogue
+// (paddedChannelConv, docs/performance.md). A kernel with a side of 1
+// (1 × 3, 3 × 1) folds to (m, ow, c, k), which @conv_steps_rows4p tiles.
 func useConvRows(ow, m, c, kh, kw int64) bool {
-	return (ow >= convRowsMinWidth && ow%8 == 0 || m == 1 && ow >= 2 && ow%8 != 1) && m >= 1 && c >= 2 && kh >= 2 && kw >= 2
+	if m == 1 {
+		return ow >= 2 && c >= 2 && (kh >= 2 || kw >= 2)
+	}
+	return ow >= convRowsMinWidth && ow%8 == 0 && m >= 1 && c >= 2 && kh >= 2 && kw >= 2
 }
 
 // conv2dRows lowers op in the row form; see above.

@@ -22,6 +22,8 @@
 # CASES=dwmisc the one-input-channel, channel-multiplier (k = 3, and
 # k = 2, 3 with a channels-last result read by a 1×1) and one-output-channel (odd widths, stride 2, after a 1×1)
 # forms of dwmisc.go.
+# CASES=head the one-output-channel heads of kernels 1×3 and 3×1, of one input channel (Sigmoid, HardSwish) and of
+# output widths 49 and 57 (8k + 1; dwmisc.go).
 # CASES=rem17 one-group block remainders of 17 to 31 channels (M = 20, 24, 28, 31, 48, 52, 60, 63, 255; 3×3 and
 # 1×1, 1×64×28×28 and 56×56, the bias alone and with BatchNormalization and Relu; epilogue.go), CASES=rem17s a subset,
 # CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels (and f32 ones of 24, 28, 31).
@@ -60,7 +62,8 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [conv1d_pw512x200_bias_relu]="x=1x512x200" [conv1d_pw384x1000_bn_relu]="x=1x384x1000" [conv3d_pw256x8x14_bn_relu]="x=1x256x8x14x14"
   [c1m32s2_bn_relu]="x=1x1x224x224" [c1m16_bn_relu]="x=1x1x56x56" [dwmult3w28_bn_relu]="x=1x16x28x28"
   [dwmult2cl_relu_pw]="x=1x32x56x56" [dwmult3cl_relu_pw]="x=1x16x28x28" [head3x3w28_m1_sigmoid]="x=1x64x28x28"
-  [head3x3w14_m1_sigmoid]="x=1x128x14x14" [head3x3s2_m1_sigmoid]="x=1x64x56x56" [pw_head3x3w28_m1]="x=1x16x28x28"
+  [head3x3w14_m1_sigmoid]="x=1x128x14x14" [head1x3_m1_sigmoid]="x=1x64x56x56" [head3x1_m1_bn_relu]="x=1x64x56x56"
+  [head_c1m1_sigmoid]="x=1x1x112x112" [head_c1m1_hardswish]="x=1x1x112x112" [head3x3w49_m1_sigmoid]="x=1x64x49x49" [head3x3w57_m1_bn_relu]="x=1x64x57x57" [head3x3s2_m1_sigmoid]="x=1x64x56x56" [pw_head3x3w28_m1]="x=1x16x28x28"
   [conv28_m49_bn_relu]="x=1x64x28x28" [pointwise56_m17_bn_relu]="x=1x64x56x56" [conv56_m33_bn_relu]="x=1x64x56x56" [conv1d_m17_bias_relu]="x=1x64x1000" [conv3d_m17_bias_relu]="x=1x16x8x28x28"
   [gconv1d_g4k5_bn_relu]="x=1x64x1000" [gconv3d_g4_bn_relu]="x=1x32x8x28x28"
   [pg34g2]="x=1x34x28x28" [pg68g4]="x=1x68x28x28" [pg34g2_bn_relu]="x=1x34x28x28" [pg68g4_bn_relu]="x=1x68x28x28" [pg132g4_bn_relu]="x=1x132x28x28"
@@ -80,6 +83,7 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [c1m32s2_bn_relu]=7225344 [c1m16_bn_relu]=903168 [dwmult3w28_bn_relu]=677376
   [dwmult2cl_relu_pw]=29302784 [dwmult3cl_relu_pw]=4290048 [head3x3w28_m1_sigmoid]=903168
   [head3x3w14_m1_sigmoid]=451584 [head3x3s2_m1_sigmoid]=903168 [pw_head3x3w28_m1]=1254400
+  [head1x3_m1_sigmoid]=1247232 [head3x1_m1_bn_relu]=1247232 [head_c1m1_sigmoid]=225792 [head_c1m1_hardswish]=225792 [head3x3w49_m1_sigmoid]=2765952 [head3x3w57_m1_bn_relu]=3742848
   [conv28_m49_bn_relu]=44255232 [pointwise56_m17_bn_relu]=6823936 [conv56_m33_bn_relu]=119218176 [conv1d_m17_bias_relu]=6528000 [conv3d_m17_bias_relu]=92123136
   [gconv1d_g4k5_bn_relu]=10240000 [gconv3d_g4_bn_relu]=173408256
   [pg34g2]=8156736 [pg68g4]=16313472 [pg34g2_bn_relu]=8156736 [pg68g4_bn_relu]=16313472 [pg132g4_bn_relu]=61471872
@@ -138,6 +142,7 @@ if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu 
 if [ "$cases" = pergroup1d3d ]; then cases="gconv1d_g4k5_bn_relu gconv3d_g4_bn_relu"; fi
 if [ "$cases" = pw1d3d ]; then cases="conv1d_pw512x200_bias_relu conv1d_pw384x1000_bn_relu conv3d_pw256x8x14_bn_relu"; fi
 if [ "$cases" = dwmisc ]; then cases="c1m32s2_bn_relu c1m16_bn_relu dwmult3w28_bn_relu dwmult2cl_relu_pw dwmult3cl_relu_pw head3x3w28_m1_sigmoid head3x3w14_m1_sigmoid head3x3s2_m1_sigmoid pw_head3x3w28_m1"; fi
+if [ "$cases" = head ]; then cases="head1x3_m1_sigmoid head3x1_m1_bn_relu head_c1m1_sigmoid head_c1m1_hardswish head3x3w49_m1_sigmoid head3x3w57_m1_bn_relu"; fi
 if [ "$cases" = onech ]; then cases="head3x3_m1_sigmoid head1x1_m1_sigmoid head1x1_m1c64_sigmoid conv28_m17_bn_relu conv28_m33_bn_relu"; fi
 if [ "$cases" = chan16k1 ]; then cases="conv28_m17_bn_relu conv28_m33_bn_relu conv28_m49_bn_relu conv56_m33_bn_relu pointwise56_m17_bn_relu conv1d_m17_bias_relu conv3d_m17_bias_relu"; fi
 if [ "$cases" = pergroup16k1 ]; then cases="pg34g2 pg68g4 pg34g2_bn_relu pg68g4_bn_relu pg132g4_bn_relu"; fi

@@ -288,6 +288,43 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %op "niro.rows_step5" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
+  // A block of one output channel whose kernel has a side of 1 (1 × KW or
+  // KH × 1, emit/conv_rows.go): folding drops that kernel loop and keeps
+  // the unit channel loop (m, ow, c, k: two parallel loops, then two
+  // reductions). Its kernel loop is tagged as the kernel-column loop
+  // (niro.rows_lkw: hoisted and unrolled by @conv_finish_rows).
+  transform.named_sequence @conv_match_rows4p(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[0, 1] {parallel} : !transform.any_op
+      transform.match.structured.dim %s[2, 3] {reduction} : !transform.any_op
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_rows4p(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.rows_step4p" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
+  transform.named_sequence @conv_steps_rows4p(%b4: !transform.any_op {transform.consumed}) {
+    %step, %lc, %lk = transform.structured.tile_using_for %b4 tile_sizes [0, 0, 1, 1]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.apply_patterns to %lk {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_slices
+      transform.apply_patterns.canonicalization
+    } : !transform.op<"scf.for">
+    %inner = transform.structured.match ops{["linalg.generic"]} in %lk : (!transform.op<"scf.for">) -> !transform.any_op
+    transform.structured.vectorize %inner : !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %lc "niro.rows_lc" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.annotate %lk "niro.rows_lkw" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.yield
+  }
   transform.named_sequence @conv_steps_rows4(%b4: !transform.any_op {transform.consumed}) {
     %step, %lc, %lkh, %lkw = transform.structured.tile_using_for %b4 tile_sizes [0, 1, 1, 1]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
@@ -1881,6 +1918,9 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%t: !transform.any_op):
       transform.include @conv_epi_rows_mark_one failures(suppress) (%t) : (!transform.any_op) -> ()
     }
+    transform.foreach_match restrict_root in %r
+        @conv_match_epi_col1 -> @conv_mark_epi_col1
+      : (!transform.any_op) -> !transform.any_op
     transform.yield
   }
   // (A tile whose loops canonicalization removed, a one-block result, has
@@ -1889,6 +1929,33 @@ module attributes {transform.with_named_sequence} {
     %l = transform.get_parent_op %t {op_name = "scf.for"} : (!transform.any_op) -> !transform.op<"scf.for">
     %u = transform.param.constant unit -> !transform.any_param
     transform.annotate %l "niro.epi_rows_loop" = %u : !transform.op<"scf.for">, !transform.any_param
+    transform.yield
+  }
+  // A one-column tile of the row form (an output width of 16k + 1, 8k + 1
+  // in f64: one output channel only, emit/conv_rows.go): the op holding
+  // it (its tile loop, or the function where the loops folded away) is
+  // marked niro.epi_rows_col1, for the subview folding of
+  // niro_contraction_transfers (toolchain/schedule.mlir) after
+  // bufferization, which its 0-d accumulator transfers need.
+  transform.named_sequence @conv_match_epi_col1(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
+    transform.match.structured %op : !transform.any_op {
+    ^bb0(%s: !transform.any_op):
+      %rank = transform.match.structured.rank %s : (!transform.any_op) -> !transform.param<i64>
+      %c4 = transform.param.constant 4 : i64 -> !transform.param<i64>
+      transform.match.param.cmpi eq %rank, %c4 : !transform.param<i64>
+      transform.match.structured.dim %s[3] {static} : !transform.any_op
+      %c1 = transform.param.constant 1 : i64 -> !transform.param<i64>
+      %d3 = transform.match.structured.dim %s[3] : (!transform.any_op) -> !transform.param<i64>
+      transform.match.param.cmpi eq %d3, %c1 : !transform.param<i64>
+      transform.match.structured.yield
+    }
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_mark_epi_col1(%t: !transform.any_op {transform.readonly}) {
+    %l = transform.get_parent_op %t : (!transform.any_op) -> !transform.any_op
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %l "niro.epi_rows_col1" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
   transform.named_sequence @conv_epi_rows_2d(%root: !transform.any_op {transform.readonly}) {
@@ -2641,6 +2708,7 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rsteps
         @conv_match_rows5 -> @conv_mark_rows5,
+        @conv_match_rows4p -> @conv_mark_rows4p,
         @conv_match_rows4 -> @conv_mark_rows4
       : (!transform.any_op) -> !transform.any_op
     %rblocks = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step5} in %root
@@ -2654,6 +2722,12 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %rblocks4 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps_rows4 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %rblocks4p = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_step4p} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach %rblocks4p : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_steps_rows4p failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.include @conv_finish_rows failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_rows_2d failures(propagate) (%root) : (!transform.any_op) -> ()

@@ -736,6 +736,21 @@ module attributes {transform.with_named_sequence} {
   }
 
   transform.named_sequence @niro_contraction_transfers(%root: !transform.any_op {transform.readonly}) {
+    // The row form's one-column tiles (toolchain/conv.mlir,
+    // niro.epi_rows_col1 on the op that holds one: a tile loop, or the
+    // function): a one-column block (an output row of 16k + 1 columns,
+    // 8k + 1 in f64) reads and writes its accumulator with 0-d transfers
+    // (vector<f32>, left by cast_away_vector_leading_one_dim) through a
+    // rank-reduced subview of its 1 × 1 × 1 × 1 tile, which bufferization
+    // gives the strides of the leading dimensions (n, m: memref<1x1xf32,
+    // strided<[85, 85]>> for 1 × 1 × 5 × 17); lower_transfer and
+    // convert-vector-to-llvm take only a memref whose last stride is 1, so
+    // the transfer would survive into the LLVM dialect. Folding the
+    // subviews into the transfers' indices reads the accumulator itself.
+    %rows = transform.structured.match ops{["scf.for", "func.func"]} attributes {niro.epi_rows_col1} in %root : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %rows {
+      transform.apply_patterns.memref.fold_memref_alias_ops
+    } : !transform.any_op
     %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
     transform.apply_patterns to %funcs {
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1

@@ -57,6 +57,8 @@ func writeDWMisc(dir string, r *rand.Rand) {
 				node("Relu", []string{"n"}, "y"))
 		case "sigmoid":
 			nodes = append(nodes, node("Sigmoid", []string{"c"}, "y"))
+		case "hardswish":
+			nodes = append(nodes, node("HardSwish", []string{"c"}, "y"))
 		case "bn_relu_pw":
 			// BatchNormalization and Relu, then a 1×1 convolution of m
 			// channels (the first result channels-last).
@@ -81,6 +83,15 @@ func writeDWMisc(dir string, r *rand.Rand) {
 	model("dwmult3w28_bn_relu", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "bn_relu")
 	model("head3x3w28_m1_sigmoid", []int64{1, 64, 28, 28}, []int64{1, 64, 3, 3}, 1, 1, "sigmoid")
 	model("head3x3w14_m1_sigmoid", []int64{1, 128, 14, 14}, []int64{1, 128, 3, 3}, 1, 1, "sigmoid")
+	// One-channel heads outside the row form's 2-D kernels before
+	// (bench-conv.sh CASES=head): kernels with a side of 1, one input
+	// channel, output widths of 8k + 1 (57 = 3·16 + 9: f32; 49 = 3·16 + 1).
+	model("head1x3_m1_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 1, 3}, 1, 1, "sigmoid")
+	model("head3x1_m1_bn_relu", []int64{1, 64, 56, 56}, []int64{1, 64, 3, 1}, 1, 1, "bn_relu")
+	model("head_c1m1_sigmoid", []int64{1, 1, 112, 112}, []int64{1, 1, 3, 3}, 1, 1, "sigmoid")
+	model("head_c1m1_hardswish", []int64{1, 1, 112, 112}, []int64{1, 1, 3, 3}, 1, 1, "hardswish")
+	model("head3x3w49_m1_sigmoid", []int64{1, 64, 49, 49}, []int64{1, 64, 3, 3}, 1, 1, "sigmoid")
+	model("head3x3w57_m1_bn_relu", []int64{1, 64, 57, 57}, []int64{1, 64, 3, 3}, 1, 1, "bn_relu")
 	model("dwmult2cl_relu_pw", []int64{1, 32, 56, 56}, []int64{64, 1, 3, 3}, 32, 1, "relu_pw")
 	model("dwmult3cl_relu_pw", []int64{1, 16, 28, 28}, []int64{48, 1, 3, 3}, 16, 1, "relu_pw")
 	// Depthwise 3×3 of 16k + 1 channels with BatchNormalization and Relu,
