@@ -319,15 +319,7 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	dst := fe.empty(rt.Dims, elem, nil)
 	fe.generic(name(res), parallel(R), ins,
 		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
-				y = s
-			}
-			return fe.narrow(xt.Elem, y)
-		})
+		"", fe.biasBody(op, xt.Elem, acc))
 }
 
 // tailGroups returns ", [from], [from+1], …" for n single-axis groups.
@@ -348,4 +340,20 @@ func windowExpr(o string, s int64, k string, d int64) string {
 		return fmt.Sprintf("%s * %d", v, f)
 	}
 	return term(o, s) + " + " + term(k, d)
+}
+
+// biasBody is the body of the generic that reads a convolution's
+// accumulator back: the sum (args[0]) plus the bias when op has one
+// (args[1], widened from x's element type to the accumulator's, acc),
+// rounded once to x's element type.
+func (fe *funcEmitter) biasBody(op *niro.Conv, x niro.ScalarType, acc string) func([]string) string {
+	return func(args []string) string {
+		y := args[0]
+		if op.HasBias() {
+			s := fe.tmp()
+			fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(x, args[1]), acc)
+			y = s
+		}
+		return fe.narrow(x, y)
+	}
 }

@@ -411,15 +411,7 @@ func (fe *funcEmitter) dwMultNHWCEpilogue(op *niro.Conv, rt, xt niro.TensorType,
 	dst := fe.tmp()
 	fe.generic(dst, parallel(5), ins,
 		genericOperand{name: fe.empty(outDims, elem, nil), typ: outTyp, elem: elem, amap: identityMap(5)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
-				y = s
-			}
-			return fe.narrow(xt.Elem, y)
-		})
+		"", fe.biasBody(op, xt.Elem, acc))
 	fe.line("%s = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : %s into %s", name(op.Result), dst, outTyp, fe.typ(op.Result))
 }
 

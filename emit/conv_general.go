@@ -642,15 +642,7 @@ func (fe *funcEmitter) convGeneralEpilogue(op *niro.Conv, rt niro.TensorType, g 
 	}
 	fe.generic(dst, parallel(R), ins,
 		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: outTyp, elem: g.elem, amap: identityMap(R)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
-				y = s
-			}
-			return fe.narrow(g.xElem, y)
-		})
+		"", fe.biasBody(op, g.xElem, g.acc))
 	if split {
 		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2]%s] : %s into %s", name(res), dst, tailGroups(3, S), outTyp, fe.typ(res))
 	}
@@ -694,15 +686,7 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 	}
 	fe.generic(dst, parallel(R), ins,
 		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: outTyp, elem: g.elem, amap: identityMap(R)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
-				y = s
-			}
-			return fe.narrow(g.xElem, y)
-		})
+		"", fe.biasBody(op, g.xElem, g.acc))
 	if split {
 		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : %s into %s", name(res), dst, outTyp, fe.typ(res))
 	}
@@ -898,13 +882,5 @@ func (fe *funcEmitter) convGeneralEpilogueFused(op *niro.Conv, rt niro.TensorTyp
 	}
 	fe.generic(name(res), parallel(R), ins,
 		genericOperand{name: fe.empty(outDims, g.elem, nil), typ: tensorTypeOf(outDims, g.elem), elem: g.elem, amap: identityMap(R)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(g.xElem, args[1]), g.acc)
-				y = s
-			}
-			return fe.narrow(g.xElem, y)
-		})
+		"", fe.biasBody(op, g.xElem, g.acc))
 }

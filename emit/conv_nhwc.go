@@ -409,15 +409,7 @@ func (fe *funcEmitter) convBackToNCHW(op *niro.Conv, rt, xt niro.TensorType, ele
 	}
 	fe.generic(name(res), parallel(4), ins,
 		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
-				y = s
-			}
-			return fe.narrow(xt.Elem, y)
-		})
+		"", fe.biasBody(op, xt.Elem, acc))
 }
 
 // convSumName is the name of op's accumulator: the result itself when
@@ -460,15 +452,7 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	}
 	fe.generic(name(res), parallel(4), ins,
 		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
-				y = s
-			}
-			return fe.narrow(xt.Elem, y)
-		})
+		"", fe.biasBody(op, xt.Elem, acc))
 }
 
 // depthwiseNHWC lowers a 2-D depthwise Conv (groups = C = M, one input

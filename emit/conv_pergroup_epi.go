@@ -116,14 +116,8 @@ func (fe *funcEmitter) elementwiseSplit(s *epiSplit, op niro.Op, res niro.Value,
 	}
 	ins := make([]genericOperand, len(operands))
 	for i, v := range operands {
-		t, ok := rankedTensor(v)
+		t, elem, ok := fe.operandTensor(op, res, i, v)
 		if !ok {
-			fe.opErrorf(op, "%s %s: operand #%d must be a ranked tensor, has %s", op.Name(), name(res), i, typeName(v.Type))
-			return
-		}
-		elem, err := scalarType(t.Elem)
-		if err != nil {
-			fe.typ(v)
 			return
 		}
 		if sn, ok := s.names[v.ID]; ok {

@@ -178,13 +178,5 @@ func (fe *funcEmitter) convPWProduct(op *niro.Conv, rt, xt, wt niro.TensorType, 
 	}
 	fe.generic(name(op.Result), parallel(R), ins,
 		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(op.Result), elem: elem, amap: identityMap(R)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
-				y = s
-			}
-			return fe.narrow(xt.Elem, y)
-		})
+		"", fe.biasBody(op, xt.Elem, acc))
 }

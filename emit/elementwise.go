@@ -69,14 +69,8 @@ func (fe *funcEmitter) elementwise(op niro.Op, res niro.Value, operands []niro.V
 	}
 	types, ins = types[:len(operands)], ins[:len(operands)]
 	for i, v := range operands {
-		t, ok := rankedTensor(v)
+		t, elem, ok := fe.operandTensor(op, res, i, v)
 		if !ok {
-			fe.opErrorf(op, "%s %s: operand #%d must be a ranked tensor, has %s", op.Name(), name(res), i, typeName(v.Type))
-			return
-		}
-		elem, err := scalarType(t.Elem)
-		if err != nil {
-			fe.typ(v)
 			return
 		}
 		m, err := broadcastMap(t.Dims, rt.Dims)
@@ -500,4 +494,21 @@ func (fe *funcEmitter) selectOp(op *niro.Select) {
 		fe.line("%s = arith.select %s, %s, %s : %s", r, a[0], a[1], a[2], st)
 		return r, nil
 	})
+}
+
+// operandTensor returns operand #i of op (whose result is res), v, as a
+// ranked tensor with its MLIR element type, or reports why it is not one
+// and returns false.
+func (fe *funcEmitter) operandTensor(op niro.Op, res niro.Value, i int, v niro.Value) (niro.TensorType, string, bool) {
+	t, ok := rankedTensor(v)
+	if !ok {
+		fe.opErrorf(op, "%s %s: operand #%d must be a ranked tensor, has %s", op.Name(), name(res), i, typeName(v.Type))
+		return t, "", false
+	}
+	elem, err := scalarType(t.Elem)
+	if err != nil {
+		fe.typ(v)
+		return t, "", false
+	}
+	return t, elem, true
 }

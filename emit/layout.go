@@ -344,14 +344,8 @@ func (fe *funcEmitter) elementwiseNHWC(op niro.Op, res niro.Value, operands []ni
 	R := rt.Rank()
 	ins := make([]genericOperand, len(operands))
 	for i, v := range operands {
-		t, ok := rankedTensor(v)
+		t, elem, ok := fe.operandTensor(op, res, i, v)
 		if !ok {
-			fe.opErrorf(op, "%s %s: operand #%d must be a ranked tensor, has %s", op.Name(), name(res), i, typeName(v.Type))
-			return
-		}
-		elem, err := scalarType(t.Elem)
-		if err != nil {
-			fe.typ(v)
 			return
 		}
 		if fe.nhwc[v.ID] {
@@ -388,15 +382,7 @@ func (fe *funcEmitter) nhwcEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	}
 	fe.generic(name(res), parallel(4), ins,
 		genericOperand{name: fe.empty(nhwcDims(rt.Dims), elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
-		"", func(args []string) string {
-			y := args[0]
-			if op.HasBias() {
-				s := fe.tmp()
-				fe.line("%s = arith.addf %s, %s : %s", s, y, fe.widen(xt.Elem, args[1]), acc)
-				y = s
-			}
-			return fe.narrow(xt.Elem, y)
-		})
+		"", fe.biasBody(op, xt.Elem, acc))
 }
 
 // concatNHWC lowers a Concat whose result is channels-last: each operand
