@@ -217,6 +217,12 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.depthwiseNHWC(op, rt, xt, wt, elem)
 		return
 	}
+	// A 1-D or 3-D one of one output channel: the row form's view
+	// (conv_rows_view.go), without a padding channel.
+	if S != 2 && rowsView(op) && !fe.channelsLast(op.Result) && !fe.channelsLast(op.X) {
+		fe.conv2dRowsView(op, rt, xt, wt, elem)
+		return
+	}
 	if fe.convGeneral(op, rt, xt, wt, elem) {
 		return
 	}

@@ -776,6 +776,9 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	// (conv_dwmult.go's row form takes it with an NCHW result).
 	dwMultLast := S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && fe.channelsLast(op.Result)
 	switch {
+	case S != 2 && rowsView(op) && !fe.channelsLast(op.Result) && !fe.channelsLast(op.X):
+		// One output channel: the row form's view (conv_rows_view.go).
+		return "rows", true
 	case M < 2:
 		return "", false
 	case S == 2 && fe.dwMultOwnChannels(op):
