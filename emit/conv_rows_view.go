@@ -108,6 +108,10 @@ func rowsViewExprs(t, rt []int64) ([]string, string, bool) {
 		return out, "[[0, 1, 2], [3], [4]]", true
 	}
 	for i, e := range exprs {
+		if e == "d0" && rt[0] == 1 || e == "d2" && rt[2] == 1 {
+			e = "0" // a unit extent of the result: the view's loops hold one value
+			exprs[i] = e
+		}
 		switch e {
 		case "d0", "d2":
 			return nil, "", false
