@@ -110,8 +110,10 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // @conv_steps_dw1), a grouped one gathered per output channel
 // (conv_general.go) and a per-group one of 16k + 1 channels per group
 // (the rank-8 block's, @conv_steps8_1).
-// 1-D and 3-D convolutions of one output channel are conv_general.go's
-// (its padded block too, not this rule's).
+// 1-D and 3-D convolutions of one output channel (one group) take the
+// row form's 4-D view (conv_rows_view.go, rowsView), without a padding
+// channel, where the 2-D row form would take their view; otherwise
+// conv_general.go's padded block (not this rule's).
 func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 	if G != 1 {
 		// Every grouped block keeps its channels: the depthwise block

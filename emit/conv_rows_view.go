@@ -33,8 +33,9 @@ import (
 // blocks are those of the 2-D one-channel row form.
 
 // rowsView reports whether op, a 1-D or 3-D convolution, takes the row
-// form's view (see above), and returns its 2-D geometry: input channels
-// C·KD, kernel KH × KW, output width OW.
+// form's view (see above): one group, one output channel, and a 2-D
+// geometry (input channels C·KD, kernel KH × KW, output width OW) that
+// the row form takes (useConvRows).
 func rowsView(op *niro.Conv) bool {
 	rt, ok1 := rankedTensor(op.Result)
 	xt, ok2 := rankedTensor(op.X)
