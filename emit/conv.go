@@ -110,8 +110,10 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // @conv_steps_dw1), a grouped one gathered per output channel
 // (conv_general.go) and a per-group one of 16k + 1 channels per group
 // (the rank-8 block's, @conv_steps8_1).
-// 1-D and 3-D convolutions of one output channel are conv_general.go's
-// (its padded block too, not this rule's).
+// 1-D and 3-D convolutions of one output channel (one group) take the
+// row form's 4-D view (conv_rows_view.go, rowsView), without a padding
+// channel, where the 2-D row form would take their view; otherwise
+// conv_general.go's padded block (not this rule's).
 func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 	if G != 1 {
 		// Every grouped block keeps its channels: the depthwise block
@@ -215,6 +217,12 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	}
 	if S == 2 && op.Groups == xt.Dims[1] && wt.Dims[0] == op.Groups {
 		fe.depthwiseNHWC(op, rt, xt, wt, elem)
+		return
+	}
+	// A 1-D or 3-D one of one output channel: the row form's view
+	// (conv_rows_view.go), without a padding channel.
+	if S != 2 && rowsView(op) && !fe.channelsLast(op.Result) && !fe.channelsLast(op.X) {
+		fe.conv2dRowsView(op, rt, xt, wt, elem)
 		return
 	}
 	if fe.convGeneral(op, rt, xt, wt, elem) {

@@ -162,6 +162,9 @@ func (fe *funcEmitter) planConvEpilogues() {
 		}
 		rt, _ := rankedTensor(c.Result)
 		last := fe.channelsLast(c.Result)
+		// A 1-D or 3-D one-channel head in the row form's view
+		// (conv_rows_view.go): the region in that view.
+		view := form == "rows" && rt.Rank() != 4
 		inR := map[niro.ValueID]bool{c.Result.ID: true}
 		inOps := map[niro.Op]bool{op: true}
 		vals := []niro.Value{c.Result}
@@ -181,7 +184,8 @@ func (fe *funcEmitter) planConvEpilogues() {
 					}
 				}
 			}
-			if next == nil || !epilogueOp(next, rt, last, fe) || claimed[next.Results()[0].ID] {
+			if next == nil || !epilogueOp(next, rt, last, fe) || claimed[next.Results()[0].ID] ||
+				view && !rowsViewOperands(next, inR, rt.Dims) {
 				break
 			}
 			r := next.Results()[0]
@@ -221,14 +225,14 @@ func (fe *funcEmitter) planConvEpilogues() {
 		case rt.Elem == niro.F64 || epiBlock16(form, c) || splitForm(form) && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"
 		}
-		if splitForm(form) {
+		if splitForm(form) || view {
 			// The per-group form: the region in its split view
 			// (conv_pergroup_epi.go).
 			if fe.epiSplit == nil {
 				fe.epiSplit = map[niro.ValueID]*epiSplit{}
 			}
 			G := c.Groups
-			s := &epiSplit{G: G, Mg: rt.Dims[1] / G, S: rt.Rank() - 2, last: last, root: root.ID, names: map[niro.ValueID]string{}}
+			s := &epiSplit{G: G, Mg: rt.Dims[1] / G, S: rt.Rank() - 2, last: last, root: root.ID, names: map[niro.ValueID]string{}, view: view}
 			for _, v := range vals[:committed] {
 				fe.epiSplit[v.ID] = s
 			}

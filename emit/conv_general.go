@@ -97,7 +97,8 @@ type convGeom struct {
 	perGroup, perChannel bool
 	// mp is the channel count of one block's accumulator per group (one
 	// group: of the whole): M/G, or 2 for one channel (a block of 2, the
-	// extra channel's values never read back). A block of 16k + 1
+	// extra channel's values never read back; a 1-D or 3-D one of one
+	// group that rowsView takes is conv_rows_view.go's instead). A block of 16k + 1
 	// channels (k ≥ 1) keeps them: the schedule's one-channel remainder
 	// blocks (toolchain/conv.mlir: @conv_steps1 for the one-group and the
 	// per-output-channel blocks, @conv_steps8_1 for the per-group one,
@@ -760,6 +761,9 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	// (conv_dwmult.go's row form takes it with an NCHW result).
 	dwMultLast := S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && fe.channelsLast(op.Result)
 	switch {
+	case S != 2 && rowsView(op) && !fe.channelsLast(op.Result) && !fe.channelsLast(op.X):
+		// One output channel: the row form's view (conv_rows_view.go).
+		return "rows", true
 	case M < 2:
 		return "", false
 	case S == 2 && fe.dwMultOwnChannels(op):

@@ -429,6 +429,13 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	if sum == name(res) {
 		return
 	}
+	fe.convEpilogueTo(op, rt.Dims, name(res), fe.typ(res), xt, elem, sum, accTyp, acc)
+}
+
+// convEpilogueTo is convEpilogue writing dst, of NCHW dims and type
+// dstTyp (conv2dRowsView: the row form's 4-D view of a 1-D or 3-D
+// result).
+func (fe *funcEmitter) convEpilogueTo(op *niro.Conv, dims []int64, dst, dstTyp string, xt niro.TensorType, elem, sum, accTyp, acc string) {
 	bias := func() genericOperand {
 		return genericOperand{name: name(op.B), typ: fe.typ(op.B), elem: elem, amap: affineMap(4, []string{"d1"})}
 	}
@@ -437,7 +444,7 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	// epilogue's input, which a tiled destination is not.
 	if !isHalf(xt.Elem) && !fe.epiConv[op.Result.ID] {
 		// y = sum + b, written over sum.
-		fe.generic(name(res), parallel(4), []genericOperand{bias()},
+		fe.generic(dst, parallel(4), []genericOperand{bias()},
 			genericOperand{name: sum, typ: accTyp, elem: acc, amap: identityMap(4)},
 			"", func(args []string) string {
 				s := fe.tmp()
@@ -450,8 +457,8 @@ func (fe *funcEmitter) convEpilogue(op *niro.Conv, rt, xt niro.TensorType, elem,
 	if op.HasBias() {
 		ins = append(ins, bias())
 	}
-	fe.generic(name(res), parallel(4), ins,
-		genericOperand{name: fe.empty(rt.Dims, elem, nil), typ: fe.typ(res), elem: elem, amap: identityMap(4)},
+	fe.generic(dst, parallel(4), ins,
+		genericOperand{name: fe.empty(dims, elem, nil), typ: dstTyp, elem: elem, amap: identityMap(4)},
 		"", fe.biasBody(op, xt.Elem, acc))
 }
 

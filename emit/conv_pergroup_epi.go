@@ -48,6 +48,9 @@ type epiSplit struct {
 	last  bool                    // channels-last result (2-D only)
 	root  niro.ValueID            // the region's root
 	names map[niro.ValueID]string // the split value of each region value written
+	// view: not a per-group split but the row form's 4-D view of a 1-D
+	// or 3-D one-channel result (conv_rows_view.go, elementwiseView).
+	view bool
 }
 
 // splitDims returns the split view of a result of NCHW dims rt.
@@ -100,6 +103,10 @@ func (fe *funcEmitter) splitFinish(s *epiSplit, res niro.Value, dst string, elem
 // elementwiseSplit writes an element-wise op of a per-group convolution's
 // epilogue region in the split view (see above).
 func (fe *funcEmitter) elementwiseSplit(s *epiSplit, op niro.Op, res niro.Value, operands []niro.Value, body scalarBody) {
+	if s.view {
+		fe.elementwiseView(s, op, res, operands, body)
+		return
+	}
 	rt, _ := rankedTensor(res)
 	relem, err := scalarType(rt.Elem)
 	if err != nil {

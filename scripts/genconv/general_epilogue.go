@@ -36,7 +36,10 @@ import (
 // 16k + 1 channels pg34g2_bn_relu.onnx (1×34×28×28 → 34, 2 groups of 17,
 // 3×3), pg68g4_bn_relu.onnx (4 groups of 17) and pg132g4_bn_relu.onnx (4
 // groups of 33), with BatchNormalization, and pg34g2.onnx and pg68g4.onnx
-// without (CASES=pergroup16k1).
+// without (CASES=pergroup16k1); the one-output-channel 1-D and 3-D heads
+// head1d_bn_relu.onnx, head1d_sigmoid.onnx (1×64×1000 → 1, kernel 3),
+// head3d_bn_relu.onnx and head3d_sigmoid.onnx (1×16×8×32×32 → 1, 3×3×3;
+// CASES=head13).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		return floatTensor(name, dims, false, f)
@@ -75,11 +78,14 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 			nodes = append(nodes, node("BatchNormalization", []string{"c", "gamma", "beta", "mean", "var"}, "n"))
 			last = "n"
 		}
-		if strings.HasSuffix(file, "_relu6") {
+		switch {
+		case strings.HasSuffix(file, "_sigmoid"):
+			nodes = append(nodes, node("Sigmoid", []string{last}, "y"))
+		case strings.HasSuffix(file, "_relu6"):
 			// Relu6: Clip to [0, 6].
 			inits = append(inits, tensor("lo", nil, func() float64 { return 0 }), tensor("hi", nil, func() float64 { return 6 }))
 			nodes = append(nodes, node("Clip", []string{last, "lo", "hi"}, "y"))
-		} else {
+		default:
 			nodes = append(nodes, node("Relu", []string{last}, "y"))
 		}
 		g := &onnxpb.GraphProto{Name: proto.String(file), Node: nodes, Initializer: inits,
@@ -123,4 +129,12 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 		{"pg34g2", []int64{1, 34, 28, 28}, []int64{34, 17, 3, 3}, 2, 1},
 		{"pg68g4", []int64{1, 68, 28, 28}, []int64{68, 17, 3, 3}, 4, 1},
 	})
+	// 1-D and 3-D one-output-channel heads (CASES=head13): 1×64×1000 → 1,
+	// kernel 3, and 1×16×8×32×32 → 1, 3×3×3, with BatchNormalization and
+	// Relu or a bias and Sigmoid. From a stream of their own.
+	r = rand.New(rand.NewPCG(13, 1))
+	model("head1d_bn_relu", []int64{1, 64, 1000}, []int64{1, 64, 3}, 1, 1, true)
+	model("head1d_sigmoid", []int64{1, 64, 1000}, []int64{1, 64, 3}, 1, 1, false)
+	model("head3d_bn_relu", []int64{1, 16, 8, 32, 32}, []int64{1, 16, 3, 3, 3}, 1, 1, true)
+	model("head3d_sigmoid", []int64{1, 16, 8, 32, 32}, []int64{1, 16, 3, 3, 3}, 1, 1, false)
 }
