@@ -33,7 +33,9 @@
 // rather than a block of 17; 32k + 18 to 32k + 31 as well, whose 18- to
 // 31-lane remainder LLVM 22 lowers badly; an 8-byte accumulator's 16k + 9
 // to 16k + 15 channels niro.conv2d8, the 8-channel block (@conv_mark_c8,
-// @conv_tile_c8; fused roots niro.epi_<nhwc|nchw|c1d|c3d>8), which leaves 1
+// @conv_tile_c8; fused roots niro.epi_<nhwc|nchw|c1d|c3d>8; per group
+// niro.conv2dg8, @conv_mark8_8, @conv_tile8_8, fused roots
+// niro.epi_<gnchw|gnhwc|gn1d|gn3d>8), which leaves 1
 // to 7 rather than a 9- to 15-lane f64 remainder, as slow): it takes steps 3 to 5 in its own order
 // (@conv_steps1, before every other block's steps), since folding and
 // canonicalization together, and the transfer patterns together on its
