@@ -27,7 +27,7 @@
 # CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels (and f32 ones of 24, 28, 31).
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
-# CASES=pergroupf64 f64 per-group 3×3 ones of 2 groups of 12 and 28 (and 16), the f32 ones with ONNX Runtime (epilogue.go).
+# CASES=pergroupf64 f64 per-group 3×3 ones of 2 groups of 12 and 28 (and 16; one-group f64 → 16 and → 28), the f32 ones with ONNX Runtime (epilogue.go).
 # CASES=pergroup1d3d the 1-D and 3-D per-group grouped convolutions with
 # BatchNormalization and Relu (4 groups of 16; general_epilogue.go).
 # CASES=dw16k1 depthwise 3×3 ones of 16k + 1 channels (17, 33, 49) with BatchNormalization and Relu,
