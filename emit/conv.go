@@ -151,8 +151,8 @@ func convBlockTag(M int64, acc4 bool) string {
 // lanes (an f64 3×3 1×64×28×28 → 28: 1.51–1.53 ms → 0.65 ms, → 31:
 // 1.81–1.85 → 0.74 ms, against 0.34 ms for 16 channels and 0.67 ms for
 // 32, docs/performance.md). A remainder of up to 8 lanes is not slow
-// (→ 24: 0.51 ms). The one-group block (convBlockTag, epiBlock8) takes
-// it; the f64 per-group block keeps 16 channels.
+// (→ 24: 0.51 ms). The one-group block (convBlockTag, epiBlock8) and the
+// per-group one (perGroupBlock8) take it.
 func chanBlock8(M int64) bool {
 	return M%16 > 8
 }

@@ -220,7 +220,7 @@ func (fe *funcEmitter) planConvEpilogues() {
 			// The cache block: the layout's tag and the block's rows.
 			n := len(form) - 1
 			rootTag = "niro.epi_" + form[:n] + ", niro.mmk_h" + form[n:]
-		case rt.Elem == niro.F64 && epiBlock8(form, c):
+		case rt.Elem == niro.F64 && (epiBlock8(form, c) || splitForm(form) && perGroupBlock8(rt.Dims[1]/c.Groups)):
 			rootTag = "niro.epi_" + form + "8"
 		case rt.Elem == niro.F64 || epiBlock16(form, c) || splitForm(form) && perGroupBlock16(rt.Dims[1]/c.Groups):
 			rootTag = "niro.epi_" + form + "16"

@@ -436,11 +436,17 @@ func (g *convGeom) blockTag(M int64) string {
 // niro.conv2dg(_e), or niro.conv2dg16 for an unfused block of a 4-byte
 // accumulator whose 32-channel block would leave 17 to 31 channels
 // (perGroupBlock16: the 16-channel block, which leaves 1 to 15, one for
-// 16k + 1 channels per group, @conv_steps8_1). A fused one's block
-// follows its root's tile (niro.epi_gn…16).
+// 16k + 1 channels per group, @conv_steps8_1), or niro.conv2dg8 for an
+// unfused block of an 8-byte accumulator whose 16-channel block would
+// leave 9 to 15 (perGroupBlock8: the 8-channel block, which leaves 1 to
+// 7). A fused one's block follows its root's tile (niro.epi_gn…16,
+// niro.epi_gn…8).
 func (g *convGeom) perGroupTag() string {
-	if !g.epi && g.accElem != niro.F64 && perGroupBlock16(g.mp) {
+	switch {
+	case !g.epi && g.accElem != niro.F64 && perGroupBlock16(g.mp):
 		return convTag("niro.conv2dg16", g.mp)
+	case !g.epi && g.accElem == niro.F64 && perGroupBlock8(g.mp):
+		return convTag("niro.conv2dg8", g.mp)
 	}
 	return g.tag("niro.conv2dg", g.mp)
 }
@@ -717,13 +723,16 @@ func (fe *funcEmitter) generalNHWCEpilogue(op *niro.Conv, rt niro.TensorType, g 
 // A block of 16k + 1 channels is fused (one group, per group, per output
 // channel, depthwise): the one-channel remainder tile is vectorized along
 // the output columns, and 32k + 17 channels of a 4-byte accumulator take
-// the 16-channel root tile (epiBlock16, perGroupBlock16).
+// the 16-channel root tile (epiBlock16, perGroupBlock16); 16k + 9 to
+// 16k + 15 of an 8-byte one the 8-channel tile (epiBlock8, perGroupBlock8).
 // A channel multiplier with a channels-last result (epilogueForm leaves
 // it here) takes nhwc (per output channel, fewer than 8 per group or more
 // than 16 groups, and k = 16j + 1: dwMultOwnChannels) or gnhwc (a block
 // per group, M = 16j + 1 included).
-// Not taken: one output channel (the block of 2), a channel multiplier that conv_dwmult.go's row form
-// takes (an NCHW result), and channels-last 1-D
+// Not taken: one output channel (the row form or its view,
+// conv_rows_view.go, where it applies; else the block of 2), a channel
+// multiplier that conv_dwmult.go's row form takes (an NCHW result), and
+// channels-last 1-D
 // or 3-D values. These
 // do not occur: planLayout (layout.go) makes a value channels-last only
 // where a 2-D convolution or pool defines it or an op carries a

@@ -267,6 +267,16 @@ func perGroupBlock16(Mg int64) bool {
 	return chanBlock16(Mg)
 }
 
+// perGroupBlock8 reports whether an 8-byte accumulator's per-group block
+// of Mg channels takes the 8-channel block (niro.conv2dg8, niro.epi_gn…8)
+// instead of the 16-channel one: where the 16-channel block would leave a
+// remainder of 9 to 15 channels, a vector of that many f64 lanes, which
+// LLVM 22 lowers badly, as for the one-group block (chanBlock8;
+// docs/performance.md has the figures).
+func perGroupBlock8(Mg int64) bool {
+	return chanBlock8(Mg)
+}
+
 // splitForm reports whether an epilogue form is the per-group one, its
 // region written in the split view: gnchw and gnhwc (2-D), gn1d (1-D,
 // loops n, g, m′, ow) and gn3d (3-D, loops n, g, m′, od, oh, ow).

@@ -29,6 +29,7 @@
 # CASES=rem17dw depthwise 120, 88, 184 and 128 channels, CASES=rem17f64 f64 3×3 of 16 to 32 channels (and f32 ones of 24, 28, 31).
 # CASES=chan16k1 block channel counts of 16k + 1 (17, 33, 49;
 # 3×3, 1×1, 1-D, 3-D; epilogue.go, general_epilogue.go).
+# CASES=pergroupf64 f64 per-group 3×3 ones of 2 groups of 12 and 28 (and 16; one-group f64 → 16 and → 28), the f32 ones with ONNX Runtime (epilogue.go).
 # CASES=pergroup1d3d the 1-D and 3-D per-group grouped convolutions with
 # BatchNormalization and Relu (4 groups of 16; general_epilogue.go).
 # CASES=dw16k1 depthwise 3×3 ones of 16k + 1 channels (17, 33, 49) with BatchNormalization and Relu,
@@ -140,6 +141,21 @@ if [ "$cases" = rem17f64 ]; then
   done
   for m in 24 28 31; do
     n="rem3_28_m$m" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 64 * 9 * 28 * 28 ))
+  done
+fi
+if [ "$cases" = pergroupf64 ]; then
+  # f64 per-group blocks (epilogue.go; no ONNX Runtime f64 Conv): 2 groups of 12 and of 28, 3×3, alone and
+  # with BatchNormalization and Relu, against 2 groups of 16 per output channel, and the f32 ones with ONNX Runtime;
+  # the one-group f64 1×64×28×28 → 16 and → 28 (the work of 2 groups of 16 and of 28 at 1×64×28×28).
+  cases=""
+  for n in pg24g2_f64 pg24g2_f64_bn_relu pg32g2_f64 pg24g2; do
+    m="${n#pg}" m="${m%%g2*}" cases="$cases $n" shapes[$n]="x=1x${m}x28x28" flop[$n]=$(( 2 * m * m / 2 * 9 * 28 * 28 ))
+  done
+  for n in pg64m56g2_f64 pg64m56g2_f64_bn_relu pg64m32g2_f64 pg64m56g2; do
+    m="${n#pg64m}" m="${m%%g2*}" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 32 * 9 * 28 * 28 ))
+  done
+  for m in 16 28; do
+    n="rem3_28_m${m}_f64" cases="$cases $n" shapes[$n]="x=1x64x28x28" flop[$n]=$(( 2 * m * 64 * 9 * 28 * 28 ))
   done
 fi
 if [ "$cases" = epilogue ]; then cases="resnet3x3_bn_relu resnet3x3_bn_add_relu conv14x14_bn_relu depthwise3x3_bn_relu6 pointwise1x1_bn_hardswish"; fi

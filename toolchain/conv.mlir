@@ -33,7 +33,9 @@
 // rather than a block of 17; 32k + 18 to 32k + 31 as well, whose 18- to
 // 31-lane remainder LLVM 22 lowers badly; an 8-byte accumulator's 16k + 9
 // to 16k + 15 channels niro.conv2d8, the 8-channel block (@conv_mark_c8,
-// @conv_tile_c8; fused roots niro.epi_<nhwc|nchw|c1d|c3d>8), which leaves 1
+// @conv_tile_c8; fused roots niro.epi_<nhwc|nchw|c1d|c3d>8; per group
+// niro.conv2dg8, @conv_mark8_8, @conv_tile8_8, fused roots
+// niro.epi_<gnchw|gnhwc|gn1d|gn3d>8), which leaves 1
 // to 7 rather than a 9- to 15-lane f64 remainder, as slow): it takes steps 3 to 5 in its own order
 // (@conv_steps1, before every other block's steps), since folding and
 // canonicalization together, and the transfer patterns together on its
@@ -515,6 +517,14 @@ module attributes {transform.with_named_sequence} {
     transform.annotate %op "niro.conv8_block16" = %u : !transform.any_op, !transform.any_param
     transform.yield
   }
+  // An 8-byte accumulator's per-group block of 16k + 9 to 16k + 15
+  // channels (niro.conv2dg8, emit/conv_general.go: perGroupTag,
+  // perGroupBlock8): the block of 8 channels, as @conv_mark_c8.
+  transform.named_sequence @conv_mark8_8(%op: !transform.any_op {transform.readonly}) {
+    %u = transform.param.constant unit -> !transform.any_param
+    transform.annotate %op "niro.conv8_block8" = %u : !transform.any_op, !transform.any_param
+    transform.yield
+  }
   transform.named_sequence @conv_tile8_32(%ops: !transform.any_op {transform.consumed}) {
     %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 32, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
@@ -524,6 +534,13 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_tile8_16(%ops: !transform.any_op {transform.consumed}) {
     %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 16, 0, 0, 0]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_tile8_8(%ops: !transform.any_op {transform.consumed}) {
+    %blk, %lg, %ln, %loh, %low, %lm = transform.structured.tile_using_for %ops tile_sizes [1, 1, 1, 8, 8, 0, 0, 0]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
@@ -1569,6 +1586,15 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  transform.named_sequence @conv_epi_gnchw8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 8] interchange = [0, 1, 3, 4, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_gnhwc32(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 32] interchange = [0, 3, 1, 2, 4]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
@@ -1580,6 +1606,15 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_epi_gnhwc16(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 16] interchange = [0, 3, 1, 2, 4]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gnhwc8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 8] interchange = [0, 3, 1, 2, 4]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_epi_fuse failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
@@ -1614,6 +1649,15 @@ module attributes {transform.with_named_sequence} {
     transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
     transform.yield
   }
+  transform.named_sequence @conv_epi_gn1d8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 8] interchange = [0, 1, 3, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_slice_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
   transform.named_sequence @conv_epi_gn3d32(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %lg, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 32, 1, 1, 8] interchange = [0, 1, 3, 4, 5, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
@@ -1625,6 +1669,15 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_epi_gn3d16(%root: !transform.any_op {transform.consumed}) {
     %t, %ln, %lg, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 16, 1, 1, 8] interchange = [0, 1, 3, 4, 5, 2]
+      : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
+    transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_peel failures(suppress) (%low) : (!transform.op<"scf.for">) -> ()
+    transform.include @conv_epi_gmark failures(propagate) (%ln) : (!transform.op<"scf.for">) -> ()
+    transform.yield
+  }
+  transform.named_sequence @conv_epi_gn3d8(%root: !transform.any_op {transform.consumed}) {
+    %t, %ln, %lg, %lod, %loh, %low, %lm = transform.structured.tile_using_for %root tile_sizes [1, 1, 8, 1, 1, 8] interchange = [0, 1, 3, 4, 5, 2]
       : (!transform.any_op) -> (!transform.any_op, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">, !transform.op<"scf.for">)
     transform.include @conv_epi_mm_fuse failures(propagate) (%lm) : (!transform.op<"scf.for">) -> ()
     transform.include @conv_peel failures(suppress) (%lm) : (!transform.op<"scf.for">) -> ()
@@ -1658,6 +1711,11 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_gnchw16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %gn8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnchw8 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %gl32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %gl32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -1667,6 +1725,11 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %gl16 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_gnhwc16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gl8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gl8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gnhwc8 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     %gn1d_32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %gn1d_32 : !transform.any_op {
@@ -1678,6 +1741,11 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_gn1d16 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    %gn1d_8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn1d_8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gn1d8 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
     %gn3d_32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d32} in %root : (!transform.any_op) -> !transform.any_op
     transform.foreach %gn3d_32 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
@@ -1687,6 +1755,11 @@ module attributes {transform.with_named_sequence} {
     transform.foreach %gn3d_16 : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_epi_gn3d16 failures(propagate) (%b) : (!transform.any_op) -> ()
+    }
+    %gn3d_8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d8} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %gn3d_8 : !transform.any_op {
+    ^bb0(%b: !transform.any_op):
+      transform.include @conv_epi_gn3d8 failures(propagate) (%b) : (!transform.any_op) -> ()
     }
     transform.include @conv_epi_mmk_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.include @conv_epi_mmk_pw_tiles failures(propagate) (%root) : (!transform.any_op) -> ()
@@ -1866,7 +1939,11 @@ module attributes {transform.with_named_sequence} {
     %gq2 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d16} in %root : (!transform.any_op) -> !transform.any_op
     %gq3 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d32} in %root : (!transform.any_op) -> !transform.any_op
     %gq4 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d16} in %root : (!transform.any_op) -> !transform.any_op
-    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %g5, %g6, %gp1, %gp2, %gp3, %gp4, %gq1, %gq2, %gq3, %gq4 : !transform.any_op
+    %gp5 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnchw8} in %root : (!transform.any_op) -> !transform.any_op
+    %gp6 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gnhwc8} in %root : (!transform.any_op) -> !transform.any_op
+    %gq5 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn1d8} in %root : (!transform.any_op) -> !transform.any_op
+    %gq6 = transform.structured.match ops{["linalg.generic"]} attributes {niro.epi_gn3d8} in %root : (!transform.any_op) -> !transform.any_op
+    %gall = transform.merge_handles %eg, %g1, %g2, %g3, %g4, %g5, %g6, %gp1, %gp2, %gp3, %gp4, %gp5, %gp6, %gq1, %gq2, %gq3, %gq4, %gq5, %gq6 : !transform.any_op
     transform.foreach_match restrict_root in %gall
         @conv_match_epi_vec3 -> @conv_mark_epi_vec,
         @conv_match_epi_vec4g -> @conv_mark_epi_vec,
@@ -2603,6 +2680,13 @@ module attributes {transform.with_named_sequence} {
     transform.foreach_match restrict_root in %gtagged16
         @conv_match8_f32 -> @conv_mark8_16
       : (!transform.any_op) -> !transform.any_op
+    // (niro.conv2dg8: the same as niro.conv2d8 per group,
+    // emit/conv_general.go, perGroupTag, perGroupBlock8.)
+    %gtagged8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2dg8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.foreach_match restrict_root in %gtagged8
+        @conv_match8_f64 -> @conv_mark8_8
+      : (!transform.any_op) -> !transform.any_op
     %rows = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv2d_rows} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.foreach_match restrict_root in %rows
@@ -2633,6 +2717,9 @@ module attributes {transform.with_named_sequence} {
     %g16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile8_16 failures(propagate) (%g16) : (!transform.any_op) -> ()
+    %g8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.include @conv_tile8_8 failures(propagate) (%g8) : (!transform.any_op) -> ()
     %r32 = transform.structured.match ops{["linalg.generic"]} attributes {niro.rows_block32} in %root
       : (!transform.any_op) -> !transform.any_op
     transform.include @conv_tile_rows32 failures(propagate) (%r32) : (!transform.any_op) -> ()
@@ -2674,7 +2761,9 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %g1b = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
       : (!transform.any_op) -> !transform.any_op
-    %g1blocks = transform.merge_handles %g1a, %g1b : !transform.any_op
+    %g1c = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %g1blocks = transform.merge_handles %g1a, %g1b, %g1c : !transform.any_op
     transform.foreach_match restrict_root in %g1blocks
         @conv_match8_block1 -> @conv_mark8_block1
       : (!transform.any_op) -> !transform.any_op
@@ -2699,7 +2788,9 @@ module attributes {transform.with_named_sequence} {
       : (!transform.any_op) -> !transform.any_op
     %gb16 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block16} in %root
       : (!transform.any_op) -> !transform.any_op
-    %gblocks = transform.merge_handles %gb32, %gb16 : !transform.any_op
+    %gb8 = transform.structured.match ops{["linalg.generic"]} attributes {niro.conv8_block8} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %gblocks = transform.merge_handles %gb32, %gb16, %gb8 : !transform.any_op
     transform.foreach %gblocks : !transform.any_op {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps8 failures(propagate) (%b) : (!transform.any_op) -> ()

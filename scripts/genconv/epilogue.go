@@ -130,4 +130,20 @@ func writeEpilogue(dir string, r *rand.Rand) {
 	for _, m := range []int64{16, 24, 25, 28, 31, 32} {
 		model("rem3_28_m"+strconv.FormatInt(m, 10)+"_f64", []int64{1, 64, 28, 28}, []int64{m, 64, 3, 3}, 1, 1, "bias")
 	}
+	// f64 per-group blocks (CASES=pergroupf64): 2 groups of 12 (1×24×28×28
+	// → 24) and of 28 (1×64×28×28 → 56), 3×3, against 2 groups of 16
+	// (1×32×28×28 → 32, 1×64×28×28 → 32), the bias alone or with
+	// BatchNormalization and Relu (_bn_relu); the f32 ones of 12 and 28
+	// with ONNX Runtime.
+	pg := func(suffix string) {
+		model("pg24g2"+suffix, []int64{1, 24, 28, 28}, []int64{24, 12, 3, 3}, 2, 1, "bias")
+		model("pg64m56g2"+suffix, []int64{1, 64, 28, 28}, []int64{56, 32, 3, 3}, 2, 1, "bias")
+	}
+	pg("_f64")
+	model("pg24g2_f64_bn_relu", []int64{1, 24, 28, 28}, []int64{24, 12, 3, 3}, 2, 1, "relu")
+	model("pg64m56g2_f64_bn_relu", []int64{1, 64, 28, 28}, []int64{56, 32, 3, 3}, 2, 1, "relu")
+	model("pg32g2_f64", []int64{1, 32, 28, 28}, []int64{32, 16, 3, 3}, 2, 1, "bias")
+	model("pg64m32g2_f64", []int64{1, 64, 28, 28}, []int64{32, 32, 3, 3}, 2, 1, "bias")
+	f64 = false
+	pg("")
 }
