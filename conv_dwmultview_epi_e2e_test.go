@@ -37,7 +37,8 @@ type multViewCase struct {
 func (k multViewCase) perGroup() bool { return strings.HasPrefix(k.roots[1], "gn") }
 
 // multViewCases: 4 groups of 8 (M = 32), 2 groups of 16, 16 groups of 8
-// (M = 128), M = 33 and 65 (16j + 1 channels; k = 11 and 13 per group),
+// (M = 128), M = 33 and 65 (16j + 1 channels; k = 11 and 13 per group,
+// which f64 takes in the 8-channel block, perGroupBlock8: gnhwc8),
 // 2 groups of 17 (k = 16 + 1: the per-output-channel depthwise block,
 // and its one-channel block for f64's 16-channel one); strides, a
 // dilation, asymmetric pads, odd output widths, two images; f32 and f64.
@@ -49,11 +50,11 @@ var multViewCases = []multViewCase{
 	{name: "c3k11_m33_residual_batch2", conv: convCase{x: []int64{2, 3, 6, 11}, w: []int64{33, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 3, bias: true},
 		elem: "f32", body: "residual", roots: []string{"mmnhwc32", "gnhwc32", "mmnchw32"}},
 	{name: "c3k11_m33_bias_f64", conv: convCase{x: []int64{1, 3, 5, 9}, w: []int64{33, 1, 3, 3}, strides: []int64{1, 2}, dilations: []int64{1, 1}, pads: []int64{1, 0, 1, 2}, groups: 3, bias: true},
-		elem: "f64", body: "bias", roots: []string{"mmkl", "gnhwc16", "mmk"}},
+		elem: "f64", body: "bias", roots: []string{"mmkl", "gnhwc8", "mmk"}},
 	{name: "c16k8_m128_hardswish_strided", conv: convCase{x: []int64{1, 16, 5, 9}, w: []int64{128, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 16, bias: true},
 		elem: "f32", body: "hardswish", roots: []string{"mmnhwc32", "gnhwc32", "mmnchw32"}},
 	{name: "c5k13_m65_residual_f64", conv: convCase{x: []int64{1, 5, 4, 7}, w: []int64{65, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 5, bias: true},
-		elem: "f64", body: "residual", roots: []string{"mmkl", "gnhwc16", "mmk"}},
+		elem: "f64", body: "residual", roots: []string{"mmkl", "gnhwc8", "mmk"}},
 	{name: "c2k17_m34_bn_dilated_f64", conv: convCase{x: []int64{1, 2, 7, 11}, w: []int64{34, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{2, 2}, pads: []int64{2, 1, 2, 2}, groups: 2, bias: true},
 		elem: "f64", body: "bn", roots: []string{"mmkl", "nhwc16", "mmk"}},
 	{name: "c2k17_m34_hardswish", conv: convCase{x: []int64{1, 2, 5, 9}, w: []int64{34, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true},
