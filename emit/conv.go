@@ -206,6 +206,12 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
 		return
 	}
+	// One output channel and one output column, NCHW: the row form's
+	// transposed view (conv_rows_t.go), without a padding channel.
+	if S == 2 && fe.convRowsT(op) {
+		fe.conv2dRowsT(op, rt, xt, wt, elem)
+		return
+	}
 	// One output channel: conv_general.go gives it a padding channel
 	// (paddedChannelConv).
 	if S == 2 && paddedChannelConv(op.Groups, wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {

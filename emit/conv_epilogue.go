@@ -164,7 +164,9 @@ func (fe *funcEmitter) planConvEpilogues() {
 		last := fe.channelsLast(c.Result)
 		// A 1-D or 3-D one-channel head in the row form's view
 		// (conv_rows_view.go): the region in that view.
-		view := form == "rows" && rt.Rank() != 4
+		// So is a 2-D one of one output column (conv_rows_t.go), in its
+		// transposed view.
+		view := form == "rows" && (rt.Rank() != 4 || rowsTView(rt.Dims))
 		inR := map[niro.ValueID]bool{c.Result.ID: true}
 		inOps := map[niro.Op]bool{op: true}
 		vals := []niro.Value{c.Result}
@@ -335,6 +337,12 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// first), not paddedChannelConv's block.
 	plainDW := op.Groups == 1 && fe.useDWRows(op)
 	padded := paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) && !plainDW
+	if fe.convRowsT(op) {
+		// One output channel and column, NCHW: the row form's
+		// transposed view (conv_rows_t.go), conv's dispatch before the
+		// padding channel.
+		return "rows", true
+	}
 	switch {
 	case dwMult && !mult && op.Groups > 1:
 		return fe.generalEpilogueForm(op)

@@ -232,7 +232,8 @@ func convRowsNCHW(op *niro.Conv) bool {
 	wt, ok1 := rankedTensor(op.W)
 	rt, ok2 := rankedTensor(op.Result)
 	return ok1 && ok2 && op.Groups == 1 && wt.Rank() == 4 && rt.Rank() == 4 &&
-		useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3])
+		(useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) ||
+			useConvRowsT(rt.Dims[2], rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]))
 }
 
 // pool2DStatic reports whether op is a 2-D pool with static shapes on a
