@@ -212,6 +212,12 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 		fe.conv2dRowsT(op, rt, xt, wt, elem)
 		return
 	}
+	// A kernel covering the whole of X, NCHW: the 1×1 product over the
+	// flattened window (conv_rows_t.go, fullKernel).
+	if S == 2 && fe.convFullKernel(op) {
+		fe.conv2dNHWC(op, rt, xt, wt, elem)
+		return
+	}
 	// One output channel: conv_general.go gives it a padding channel
 	// (paddedChannelConv).
 	if S == 2 && paddedChannelConv(op.Groups, wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3], rt.Dims[3]) && fe.convGeneral(op, rt, xt, wt, elem) {

@@ -306,6 +306,11 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
+	if fe.convFullKernel(op) {
+		// A kernel covering the whole of X: the 1×1 product over the
+		// flattened window (conv_rows_t.go), C·KH·KW channels.
+		C, KH, KW = C*KH*KW, 1, 1
+	}
 	// A block with a padding channel (one channel: paddedChannelConv) is
 	// not fused: its root tile would leave the schedule a block that the
 	// padding does not cover. One output

@@ -28,8 +28,14 @@ import (
 //
 // Without it such a convolution takes conv_general.go's block of 2
 // channels with a padding channel and an unfused epilogue
-// (paddedChannelConv). One output row and column (OH = OW = 1) is left
-// there: the row form's blocks need a row of at least 2.
+// (paddedChannelConv). One output row and column (OH = OW = 1) is not
+// the row form's (its blocks need a row of at least 2): where the kernel
+// covers the whole of X (no padding, no dilation, KH × KW = H × W, a head
+// over a 7 × 7 map) it is a dot product per image, the 1×1 product of
+// conv_nhwc.go over X viewed as [N, C·H·W, 1, 1] and W as [1, C·KH·KW]
+// (fullKernel): the flattened index c·KH·KW + kh·KW + kw ascends in the
+// order (c, kh, kw), so the sums keep their bits. Any other single output
+// (a strided or padded kernel, a dilation) keeps the padded block.
 
 // useConvRowsT reports whether a 2-D one-group convolution of output
 // oh × ow, m output channels, c input channels and a kh × kw kernel takes
@@ -115,4 +121,29 @@ func (fe *funcEmitter) conv2dRowsT(op *niro.Conv, rt, xt, wt niro.TensorType, el
 			return s
 		})
 	fe.rowsViewFinish(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// fullKernel reports whether op, a 2-D one-group convolution of one
+// output channel, has a kernel covering the whole of X (no padding, unit
+// dilations, KH = H, KW = W, not 1×1): the 1×1 product over the flattened
+// window (see above), where X and the result are NCHW.
+func fullKernel(op *niro.Conv) bool {
+	if !conv2DStatic(op) || op.Groups != 1 {
+		return false
+	}
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	for _, p := range op.Pads {
+		if p != 0 {
+			return false
+		}
+	}
+	return wt.Dims[0] == 1 && op.Dilations[0] == 1 && op.Dilations[1] == 1 &&
+		wt.Dims[2] == xt.Dims[2] && wt.Dims[3] == xt.Dims[3] && (wt.Dims[2] > 1 || wt.Dims[3] > 1)
+}
+
+// convFullKernel reports whether op takes the 1×1 product over its
+// flattened window: fullKernel with NCHW X and result.
+func (fe *funcEmitter) convFullKernel(op *niro.Conv) bool {
+	return fullKernel(op) && !fe.channelsLast(op.X) && !fe.channelsLast(op.Result)
 }

@@ -233,7 +233,7 @@ func convRowsNCHW(op *niro.Conv) bool {
 	rt, ok2 := rankedTensor(op.Result)
 	return ok1 && ok2 && op.Groups == 1 && wt.Rank() == 4 && rt.Rank() == 4 &&
 		(useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) ||
-			useConvRowsT(rt.Dims[2], rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]))
+			useConvRowsT(rt.Dims[2], rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) || fullKernel(op))
 }
 
 // pool2DStatic reports whether op is a 2-D pool with static shapes on a
