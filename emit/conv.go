@@ -103,7 +103,12 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // side of 1 too) takes it: one output column, or one input channel (C =
 // 1; with NCHW values conv lowers that one first in the plain depthwise
 // row form, conv_dwmult.go, which fuses its epilogue, so only a
-// channels-last one gets here). A one-group convolution of 16k + 1
+// channels-last one gets here). One output column with NCHW values is
+// lowered before this rule too (conv_rows_t.go): the row form's
+// transposed view where OH ≥ 2, the 1×1 product over the flattened
+// window where the kernel covers the whole of X; so only a channels-last
+// one, or one output row and column from a strided, padded or dilated
+// kernel, gets the padding channel. A one-group convolution of 16k + 1
 // channels (k ≥ 1) keeps its channels: the schedule's one-channel
 // remainder block (toolchain/conv.mlir, @conv_steps1) is vectorized along
 // its output columns; so do a depthwise one (the depthwise block's,

@@ -316,7 +316,9 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// padding does not cover. One output
 	// channel of a 1×1 convolution or of the row form with NCHW values is
 	// fused: the product's block (mm, mmk) and the row form's have their
-	// vectors along the output row; so is one input and one output
+	// vectors along the output row; so is one output column with NCHW
+	// values (conv_rows_t.go: the row form's transposed view, rows, or
+	// the 1×1 product over a kernel covering the whole of X); so is one input and one output
 	// channel with NCHW values, in the depthwise row form (plainDW). A one-group block of 16k + 1 channels
 	// (k ≥ 1) is fused: the root tile's one-channel remainder leaves the
 	// schedule a one-channel convolution tile, vectorized along its
