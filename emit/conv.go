@@ -103,7 +103,12 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // side of 1 too) takes it: one output column, or one input channel (C =
 // 1; with NCHW values conv lowers that one first in the plain depthwise
 // row form, conv_dwmult.go, which fuses its epilogue, so only a
-// channels-last one gets here). A one-group convolution of 16k + 1
+// channels-last one gets here). One output column with NCHW values is
+// lowered before this rule too (conv_rows_t.go): the row form's
+// transposed view where OH ≥ 2, the 1×1 product over the flattened
+// window where the kernel covers the whole of X; so only a channels-last
+// one, or one output row and column from a strided, padded or dilated
+// kernel, gets the padding channel. A one-group convolution of 16k + 1
 // channels (k ≥ 1) keeps its channels: the schedule's one-channel
 // remainder block (toolchain/conv.mlir, @conv_steps1) is vectorized along
 // its output columns; so do a depthwise one (the depthwise block's,
@@ -204,6 +209,18 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	// A depthwise convolution with a channel multiplier, or without one
 	// where X and the result are NCHW: the row form of conv_dwmult.go.
 	if S == 2 && fe.convDWMultRows(op, rt, xt, wt, elem) {
+		return
+	}
+	// One output channel and one output column, NCHW: the row form's
+	// transposed view (conv_rows_t.go), without a padding channel.
+	if S == 2 && fe.convRowsT(op) {
+		fe.conv2dRowsT(op, rt, xt, wt, elem)
+		return
+	}
+	// A kernel covering the whole of X, NCHW: the 1×1 product over the
+	// flattened window (conv_rows_t.go, fullKernel).
+	if S == 2 && fe.convFullKernel(op) {
+		fe.conv2dNHWC(op, rt, xt, wt, elem)
 		return
 	}
 	// One output channel: conv_general.go gives it a padding channel

@@ -5,7 +5,8 @@ import "testing"
 // TestPaddedChannelConv pins which 2-D convolutions get conv_general.go's
 // padding channel: one output channel outside the 1×1 product and the row
 // form (one output column, or one input channel, which with NCHW values
-// takes the depthwise row form first: conv.go); a convolution of 16k + 1
+// take the row form's transposed view or the flattened 1×1 product and
+// the depthwise row form first: conv.go); a convolution of 16k + 1
 // channels (k ≥ 1) keeps its channels, one group, depthwise, gathered per
 // output channel or per group (16k + 1 per group: the rank-8 block's
 // one-channel remainder, @conv_steps8_1).
@@ -24,7 +25,7 @@ func TestPaddedChannelConv(t *testing.T) {
 		{1, 1, 64, 3, 3, 17, false},  // (a one-column block of 16)
 		{1, 1, 64, 3, 1, 28, false},  // a kernel side of 1: the row form
 		{1, 1, 64, 1, 5, 9, false},   // a kernel side of 1 at OW = 8k + 1
-		{1, 1, 64, 3, 3, 1, true},    // one output column: a block of 2
+		{1, 1, 64, 3, 3, 1, true},    // one output column: a block of 2 (channels-last; NCHW: conv_rows_t.go first)
 		{1, 1, 1, 3, 3, 28, true},    // one input channel: a block of 2 channels-last (NCHW: the depthwise row form)
 		{1, 1, 64, 1, 1, 28, false},  // the 1×1 product
 		{1, 1, 64, 3, 3, 56, false},  // the row form
@@ -45,6 +46,20 @@ func TestPaddedChannelConv(t *testing.T) {
 	}
 	if !useConvRows(56, 33, 16, 3, 3) || !useConvRows(16, 17, 2, 2, 2) {
 		t.Error("the row form refuses 16k + 1 channels")
+	}
+	// The transposed view: one output channel and column, a row of 2 or
+	// more, a kernel other than 1×1, two input channels or more.
+	for _, c := range []struct {
+		oh, ow, m, c, kh, kw int64
+		want                 bool
+	}{
+		{54, 1, 1, 64, 3, 3, true}, {2, 1, 1, 2, 3, 1, true}, {9, 1, 1, 4, 1, 3, true},
+		{1, 1, 1, 64, 7, 7, false}, {54, 2, 1, 64, 3, 3, false}, {54, 1, 2, 64, 3, 3, false},
+		{54, 1, 1, 1, 3, 3, false}, {54, 1, 1, 64, 1, 1, false},
+	} {
+		if got := useConvRowsT(c.oh, c.ow, c.m, c.c, c.kh, c.kw); got != c.want {
+			t.Errorf("useConvRowsT(%d×%d, M %d, C %d, %d×%d) = %v, want %v", c.oh, c.ow, c.m, c.c, c.kh, c.kw, got, c.want)
+		}
 	}
 }
 

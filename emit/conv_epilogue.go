@@ -164,7 +164,9 @@ func (fe *funcEmitter) planConvEpilogues() {
 		last := fe.channelsLast(c.Result)
 		// A 1-D or 3-D one-channel head in the row form's view
 		// (conv_rows_view.go): the region in that view.
-		view := form == "rows" && rt.Rank() != 4
+		// So is a 2-D one of one output column (conv_rows_t.go), in its
+		// transposed view.
+		view := form == "rows" && (rt.Rank() != 4 || rowsTView(rt.Dims))
 		inR := map[niro.ValueID]bool{c.Result.ID: true}
 		inOps := map[niro.Op]bool{op: true}
 		vals := []niro.Value{c.Result}
@@ -304,12 +306,19 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
+	if fe.convFullKernel(op) {
+		// A kernel covering the whole of X: the 1×1 product over the
+		// flattened window (conv_rows_t.go), C·KH·KW channels.
+		C, KH, KW = C*KH*KW, 1, 1
+	}
 	// A block with a padding channel (one channel: paddedChannelConv) is
 	// not fused: its root tile would leave the schedule a block that the
 	// padding does not cover. One output
 	// channel of a 1×1 convolution or of the row form with NCHW values is
 	// fused: the product's block (mm, mmk) and the row form's have their
-	// vectors along the output row; so is one input and one output
+	// vectors along the output row; so is one output column with NCHW
+	// values (conv_rows_t.go: the row form's transposed view, rows, or
+	// the 1×1 product over a kernel covering the whole of X); so is one input and one output
 	// channel with NCHW values, in the depthwise row form (plainDW). A one-group block of 16k + 1 channels
 	// (k ≥ 1) is fused: the root tile's one-channel remainder leaves the
 	// schedule a one-channel convolution tile, vectorized along its
@@ -335,6 +344,12 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// first), not paddedChannelConv's block.
 	plainDW := op.Groups == 1 && fe.useDWRows(op)
 	padded := paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) && !plainDW
+	if fe.convRowsT(op) {
+		// One output channel and column, NCHW: the row form's
+		// transposed view (conv_rows_t.go), conv's dispatch before the
+		// padding channel.
+		return "rows", true
+	}
 	switch {
 	case dwMult && !mult && op.Groups > 1:
 		return fe.generalEpilogueForm(op)

@@ -166,13 +166,24 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		fe.conv1x1NHWC(op, rt, xt, wt, elem)
 		return
 	}
-	if KH == 1 && KW == 1 {
+	full := fe.convFullKernel(op) // conv_rows_t.go: the flattened window
+	if KH == 1 && KW == 1 || full {
 		// A matrix product per image: out[n][m, p] = Σ_c W[m, c]·X[n][c, p],
 		// p = (oh, ow), read in place from NCHW when the stride is 1 and
 		// there is no padding, gathered (still channels-first) otherwise.
 		xv, xvTyp := xname, xtyp
 		xWide := false // xv holds f32 widened from 16-bit floats
-		if sh != 1 || sw != 1 || OH != H || OW != W || pt != 0 || pl != 0 {
+		if full {
+			// X [N, C, H, W] as [N, C·H·W, 1, 1], W [1, C, KH, KW] as
+			// [1, C·KH·KW] (collapsed below).
+			C *= KH * KW
+			dims := []int64{N, C, 1, 1}
+			xvTyp = tensorTypeOf(dims, elem)
+			x2 := fe.tmp()
+			fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", x2, xname, xtyp, tensorTypeOf([]int64{N, C}, elem))
+			xv = fe.tmp()
+			fe.line("%s = tensor.expand_shape %s [[0], [1, 2, 3]] output_shape [%s] : %s into %s", xv, x2, dimList(dims), tensorTypeOf([]int64{N, C}, elem), xvTyp)
+		} else if sh != 1 || sw != 1 || OH != H || OW != W || pt != 0 || pl != 0 {
 			dims := []int64{N, C, OH, OW}
 			axes := []convAxis{
 				{terms: []convTerm{{0, 1}}, size: N},

@@ -59,8 +59,12 @@ func rowsView(op *niro.Conv) bool {
 // rowsViewDims returns the 4-D view of a one-channel 1-D or 3-D result
 // of dims rt: [N, 1, 1, OW] or [N·OD, 1, OH, OW].
 func rowsViewDims(rt []int64) []int64 {
-	if len(rt) == 3 {
+	switch len(rt) {
+	case 3:
 		return []int64{rt[0], rt[1], 1, rt[2]}
+	case 4:
+		// One output column (conv_rows_t.go): [N, 1, 1, OH].
+		return []int64{rt[0], rt[1], rt[3], rt[2]}
 	}
 	return []int64{rt[0] * rt[2], rt[1], rt[3], rt[4]}
 }
@@ -71,6 +75,13 @@ func (fe *funcEmitter) rowsViewBack(dst, v string, rt []int64, elem string) {
 	vt := tensorTypeOf(rowsViewDims(rt), elem)
 	if len(rt) == 3 {
 		fe.line("%s = tensor.collapse_shape %s [[0], [1, 2], [3]] : %s into %s", dst, v, vt, tensorTypeOf(rt, elem))
+		return
+	}
+	if len(rt) == 4 {
+		mid := []int64{rt[0], rt[1], rt[2]}
+		t := fe.tmp()
+		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2, 3]] : %s into %s", t, v, vt, tensorTypeOf(mid, elem))
+		fe.line("%s = tensor.expand_shape %s [[0], [1], [2, 3]] output_shape [%s] : %s into %s", dst, t, dimList(rt), tensorTypeOf(mid, elem), tensorTypeOf(rt, elem))
 		return
 	}
 	mid := []int64{rt[0] * rt[2], rt[3], rt[4]}
@@ -93,6 +104,19 @@ func rowsViewExprs(t, rt []int64) ([]string, string, bool) {
 		for i, e := range exprs {
 			if e == "d2" {
 				exprs[i] = "d3"
+			}
+		}
+		return exprs, "", true
+	}
+	if len(rt) == 4 {
+		// The transposed view's loops (n, m, ow, oh): the result's row
+		// and column loops swapped.
+		for i, e := range exprs {
+			switch e {
+			case "d2":
+				exprs[i] = "d3"
+			case "d3":
+				exprs[i] = "d2"
 			}
 		}
 		return exprs, "", true
@@ -273,6 +297,16 @@ func (fe *funcEmitter) conv2dRowsView(op *niro.Conv, rt, xt, wt niro.TensorType,
 			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
 			return s
 		})
+	fe.rowsViewFinish(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// rowsViewFinish writes the end of a convolution op in a row view
+// (conv2dRowsView, conv2dRowsT): the bias or the rounding on the view's
+// accumulator sum (its epilogue region's first generic where the region
+// is fused), and the view reshaped into the result where no region
+// continues it.
+func (fe *funcEmitter) rowsViewFinish(op *niro.Conv, rt, xt niro.TensorType, elem, sum, accTyp, acc string) {
+	vd := rowsViewDims(rt.Dims)
 	res := op.Result
 	s := fe.epiSplit[res.ID]
 	v := sum

@@ -39,7 +39,9 @@
 # CASES=multview chains of a 1×1, a depthwise 3×3 with a channel multiplier k ≥ 8 of at most 16 groups (k·C = 32,
 # 128, 33, 65, 34) and a 1×1, the middle values channels-last (multview.go).
 # CASES=head13 the 1-D and 3-D one-output-channel heads (1×64×1000 → 1, kernel 3; 1×16×8×32×32 → 1, 3×3×3;
-# BatchNormalization and Relu, or a bias and Sigmoid; general_epilogue.go).
+# BatchNormalization and Relu, or a bias and Sigmoid; general_epilogue.go), CASES=headcol the 2-D ones of one
+# output column (1×64×56×3 → 1, 3×3, BatchNormalization and Relu; 1×128×112×5 → 1, 3×5, bias and Sigmoid) and whose kernel
+# covers the input (1×64×7×7 → 1, 7×7, Sigmoid; 1×256×14×14 → 1, 14×14, BatchNormalization and Relu).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -71,7 +73,8 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [gconv1d_g4k5_bn_relu]="x=1x64x1000" [gconv3d_g4_bn_relu]="x=1x32x8x28x28"
   [pg34g2]="x=1x34x28x28" [pg68g4]="x=1x68x28x28" [pg34g2_bn_relu]="x=1x34x28x28" [pg68g4_bn_relu]="x=1x68x28x28" [pg132g4_bn_relu]="x=1x132x28x28"
   [dw33cl_bn_relu_pw]="x=1x33x56x56" [dw17cl_bn_relu_pw]="x=1x17x28x28" [dw49cl_bn_relu_pw]="x=1x49x28x28" [g17c2_bn_relu]="x=1x34x28x28" [g11c2m33_bn_relu]="x=1x22x28x28"
-  [head1d_bn_relu]="x=1x64x1000" [head1d_sigmoid]="x=1x64x1000" [head3d_bn_relu]="x=1x16x8x32x32" [head3d_sigmoid]="x=1x16x8x32x32")
+  [head1d_bn_relu]="x=1x64x1000" [head1d_sigmoid]="x=1x64x1000" [head3d_bn_relu]="x=1x16x8x32x32" [head3d_sigmoid]="x=1x16x8x32x32"
+  [headcol_bn_relu]="x=1x64x56x3" [headcol_sigmoid]="x=1x128x112x5" [headfull_sigmoid]="x=1x64x7x7" [headfull14_bn_relu]="x=1x256x14x14")
 declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512 [pointwise1x1]=102760448
   [conv1d]=41943040 [grouped3x3g32]=7225344 [grouped3x3g8]=28901376 [shuffle1x1g3]=30105600
   [dwmult2]=3612672 [conv3d]=173408256
@@ -92,7 +95,8 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [gconv1d_g4k5_bn_relu]=10240000 [gconv3d_g4_bn_relu]=173408256
   [pg34g2]=8156736 [pg68g4]=16313472 [pg34g2_bn_relu]=8156736 [pg68g4_bn_relu]=16313472 [pg132g4_bn_relu]=61471872
   [dw33cl_bn_relu_pw]=8692992 [dw17cl_bn_relu_pw]=693056 [dw49cl_bn_relu_pw]=4456256 [g17c2_bn_relu]=479808 [g11c2m33_bn_relu]=931392
-  [head1d_bn_relu]=384000 [head1d_sigmoid]=384000 [head3d_bn_relu]=7077888 [head3d_sigmoid]=7077888)
+  [head1d_bn_relu]=384000 [head1d_sigmoid]=384000 [head3d_bn_relu]=7077888 [head3d_sigmoid]=7077888
+  [headcol_bn_relu]=62208 [headcol_sigmoid]=422400 [headfull_sigmoid]=6272 [headfull14_bn_relu]=100352)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
 if [ "$cases" = pergroup ]; then cases="grouped3x3g8 shuffle1x1g3 grouped3x3g8_bn_relu shuffle1x1g3_bn_relu shuffle1x1g3m60_bn_relu"; fi
@@ -167,6 +171,7 @@ if [ "$cases" = onech ]; then cases="head3x3_m1_sigmoid head1x1_m1_sigmoid head1
 if [ "$cases" = chan16k1 ]; then cases="conv28_m17_bn_relu conv28_m33_bn_relu conv28_m49_bn_relu conv56_m33_bn_relu pointwise56_m17_bn_relu conv1d_m17_bias_relu conv3d_m17_bias_relu"; fi
 if [ "$cases" = pergroup16k1 ]; then cases="pg34g2 pg68g4 pg34g2_bn_relu pg68g4_bn_relu pg132g4_bn_relu"; fi
 if [ "$cases" = head13 ]; then cases="head1d_bn_relu head1d_sigmoid head3d_bn_relu head3d_sigmoid"; fi
+if [ "$cases" = headcol ]; then cases="headcol_bn_relu headcol_sigmoid headfull_sigmoid headfull14_bn_relu"; fi
 if [ "$cases" = dw16k1 ]; then cases="dw33cl_bn_relu_pw dw17cl_bn_relu_pw dw49cl_bn_relu_pw g17c2_bn_relu g11c2m33_bn_relu"; fi
 if [ "$cases" = multview ]; then
   # Conv 1×1 → depthwise 3×3 with a channel multiplier k → Conv 1×1, the middle values channels-last

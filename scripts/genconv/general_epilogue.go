@@ -39,7 +39,10 @@ import (
 // without (CASES=pergroup16k1); the one-output-channel 1-D and 3-D heads
 // head1d_bn_relu.onnx, head1d_sigmoid.onnx (1×64×1000 → 1, kernel 3),
 // head3d_bn_relu.onnx and head3d_sigmoid.onnx (1×16×8×32×32 → 1, 3×3×3;
-// CASES=head13).
+// CASES=head13); the 2-D one-output-column heads headcol_bn_relu.onnx
+// (1×64×56×3 → 1, 3×3) and headcol_sigmoid.onnx (1×128×112×5 → 1, 3×5),
+// and the whole-input kernels headfull_sigmoid.onnx (1×64×7×7 → 1, 7×7)
+// and headfull14_bn_relu.onnx (1×256×14×14 → 1, 14×14; CASES=headcol).
 func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		return floatTensor(name, dims, false, f)
@@ -137,4 +140,15 @@ func writeGeneralEpilogue(dir string, r *rand.Rand) {
 	model("head1d_sigmoid", []int64{1, 64, 1000}, []int64{1, 64, 3}, 1, 1, false)
 	model("head3d_bn_relu", []int64{1, 16, 8, 32, 32}, []int64{1, 16, 3, 3, 3}, 1, 1, true)
 	model("head3d_sigmoid", []int64{1, 16, 8, 32, 32}, []int64{1, 16, 3, 3, 3}, 1, 1, false)
+	// 2-D one-output-channel heads of one output column (CASES=headcol,
+	// emit/conv_rows_t.go): 1×64×56×3 → 1, 3×3, with BatchNormalization
+	// and Relu, and 1×128×112×5 → 1, 3×5, with a bias and Sigmoid, no
+	// padding. From a stream of their own.
+	r = rand.New(rand.NewPCG(13, 2))
+	model("headcol_bn_relu", []int64{1, 64, 56, 3}, []int64{1, 64, 3, 3}, 1, 0, true)
+	model("headcol_sigmoid", []int64{1, 128, 112, 5}, []int64{1, 128, 3, 5}, 1, 0, false)
+	// Heads whose kernel covers the whole input (1×1 output): 1×64×7×7
+	// → 1, 7×7, and 1×256×14×14 → 1, 14×14 (CASES=headcol).
+	model("headfull_sigmoid", []int64{1, 64, 7, 7}, []int64{1, 64, 7, 7}, 1, 0, false)
+	model("headfull14_bn_relu", []int64{1, 256, 14, 14}, []int64{1, 256, 14, 14}, 1, 0, true)
 }
