@@ -107,6 +107,22 @@ func (fe *funcEmitter) conv2dRows(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 	accTyp := tensorTypeOf(accDims, acc)
 	filled := fe.fill(fe.empty(accDims, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
 	sum := fe.convSumName(op, xt)
+	fe.rowsBlock(op, sum, filled, accTyp, acc, xt.Elem, elem, xp, xpTyp, xExprs, wT, wtTyp)
+	fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
+}
+
+// UsesConvRows reports whether a 2-D one-group convolution with output
+// width ow and filter m × c × kh × kw takes the row form (for tests).
+func UsesConvRows(ow, m, c, kh, kw int64) bool { return useConvRows(ow, m, c, kh, kw) }
+
+// rowsBlock writes sum, the row form's block generic (tagged
+// niro.conv2d_rows): loops (n, m, oh, ow) parallel and (c, kh, kw)
+// reductions, X read as xp through xExprs and W as wT [C, KH, KW, M], the
+// product of the two (widened from x to the accumulator type acc)
+// added to filled, the zero-filled accumulator of type accTyp, in the
+// documented order, a multiply then an add.
+func (fe *funcEmitter) rowsBlock(op *niro.Conv, sum, filled, accTyp, acc string, x niro.ScalarType, elem, xp, xpTyp string, xExprs []string, wT, wtTyp string) {
+	d := func(i int) string { return "d" + strconv.Itoa(i) }
 	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
 		[]genericOperand{
 			{name: xp, typ: xpTyp, elem: elem, amap: affineMap(7, xExprs)},
@@ -114,15 +130,10 @@ func (fe *funcEmitter) conv2dRows(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		},
 		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
 		fe.convTagFor(op, "niro.conv2d_rows"), func(args []string) string {
-			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
+			a, b := fe.widen(x, args[0]), fe.widen(x, args[1])
 			p, s := fe.tmp(), fe.tmp()
 			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
 			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
 			return s
 		})
-	fe.convEpilogue(op, rt, xt, elem, sum, accTyp, acc)
 }
-
-// UsesConvRows reports whether a 2-D one-group convolution with output
-// width ow and filter m × c × kh × kw takes the row form (for tests).
-func UsesConvRows(ow, m, c, kh, kw int64) bool { return useConvRows(ow, m, c, kh, kw) }

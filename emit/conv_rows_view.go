@@ -284,19 +284,7 @@ func (fe *funcEmitter) conv2dRowsView(op *niro.Conv, rt, xt, wt niro.TensorType,
 	accTyp := tensorTypeOf(vd, acc)
 	filled := fe.fill(fe.empty(vd, acc, nil), accTyp, acc, fe.scalarConst(accElem, 0), 4)
 	sum := fe.tmp()
-	fe.generic(sum, []string{"parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"},
-		[]genericOperand{
-			{name: xp, typ: xpTyp, elem: elem, amap: affineMap(7, xExprs)},
-			{name: wT, typ: wtTyp, elem: elem, amap: affineMap(7, []string{d(4), d(5), d(6), d(1)})},
-		},
-		genericOperand{name: filled, typ: accTyp, elem: acc, amap: affineMap(7, []string{d(0), d(1), d(2), d(3)})},
-		fe.convTagFor(op, "niro.conv2d_rows"), func(args []string) string {
-			a, b := fe.widen(xt.Elem, args[0]), fe.widen(xt.Elem, args[1])
-			p, s := fe.tmp(), fe.tmp()
-			fe.line("%s = arith.mulf %s, %s : %s", p, a, b, acc)
-			fe.line("%s = arith.addf %s, %s : %s", s, args[2], p, acc)
-			return s
-		})
+	fe.rowsBlock(op, sum, filled, accTyp, acc, xt.Elem, elem, xp, xpTyp, xExprs, wT, wtTyp)
 	fe.rowsViewFinish(op, rt, xt, elem, sum, accTyp, acc)
 }
 
