@@ -37,7 +37,8 @@ import (
 //     the layout changes only at the graph's edges (and at ops that do not
 //     carry it);
 //   - a convolution that takes the row form (convRowsNCHW) keeps its input
-//     and result NCHW.
+//     and result NCHW, and so does one of one input and one output
+//     channel (the plain depthwise row form, oneChannelRows).
 //
 // The choice changes no arithmetic: the same elements are computed by the
 // same scalar bodies, only stored in another order.
@@ -235,7 +236,19 @@ func convRowsNCHW(op *niro.Conv) bool {
 	rt, ok2 := rankedTensor(op.Result)
 	return ok1 && ok2 && op.Groups == 1 && wt.Rank() == 4 && rt.Rank() == 4 &&
 		(useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) ||
-			useConvRowsT(rt.Dims[2], rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) || fullKernel(op))
+			useConvRowsT(rt.Dims[2], rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) || fullKernel(op) ||
+			oneChannelRows(wt.Dims, rt.Dims))
+}
+
+// oneChannelRows reports whether a one-group convolution of filter dims w
+// and result dims r has one input and one output channel (C = M = 1) and
+// an output at least two columns wide: the plain depthwise row form
+// (conv_dwmult.go, useDWRows) takes it with NCHW values and fuses its
+// epilogue (dwrows, dwrowsh), so layout.go keeps it NCHW; a one-channel
+// value has the same memory in either layout, so no value around it pays
+// for that.
+func oneChannelRows(w, r []int64) bool {
+	return w[0] == 1 && w[1] == 1 && r[3] >= 2
 }
 
 // pool2DStatic reports whether op is a 2-D pool with static shapes on a
