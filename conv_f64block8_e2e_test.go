@@ -37,15 +37,7 @@ var f64Block8Cases = []genEpiCase{
 // host-O0 and of a Go loop in the documented order.
 func TestConvF64Block8EpilogueFused(t *testing.T) {
 	requireTools(t)
-	for _, c := range f64Block8Cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := c.program()
-			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
-				return
-			}
-			checkGenEpiBits(t, c, src)
-		})
-	}
+	checkGenEpiCases(t, f64Block8Cases)
 }
 
 // TestConvF64Block8ChannelsLast checks channels-last roots of 25, 28 and

@@ -342,3 +342,19 @@ func checkGenEpiBits(t *testing.T, c genEpiCase, src string) {
 		}
 	}
 }
+
+// checkGenEpiCases runs each of cases as a subtest: its root's tag and
+// the fused IR (checkEpiFused with the body's ops), then, if those hold,
+// its bits against host-O0 and the Go loop nest (checkGenEpiBits).
+func checkGenEpiCases(t *testing.T, cases []genEpiCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			src := c.program()
+			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
+				return
+			}
+			checkGenEpiBits(t, c, src)
+		})
+	}
+}

@@ -33,15 +33,7 @@ var head13Cases = []genEpiCase{
 // host and host-O0 against the Go loop nest (checkGenEpiBits).
 func TestConvHead13EpilogueFused(t *testing.T) {
 	requireTools(t)
-	for _, c := range head13Cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := c.program()
-			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
-				return
-			}
-			checkGenEpiBits(t, c, src)
-		})
-	}
+	checkGenEpiCases(t, head13Cases)
 }
 
 // TestE2EConvHead13Exact checks 1-D and 3-D one-channel heads without an

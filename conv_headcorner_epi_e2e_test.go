@@ -37,15 +37,7 @@ var headCornerCases = []genEpiCase{
 // nest (checkGenEpiBits).
 func TestConvHeadCornerEpilogueFused(t *testing.T) {
 	requireTools(t)
-	for _, c := range headCornerCases {
-		t.Run(c.name, func(t *testing.T) {
-			src := c.program()
-			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
-				return
-			}
-			checkGenEpiBits(t, c, src)
-		})
-	}
+	checkGenEpiCases(t, headCornerCases)
 }
 
 // TestE2EConvHeadCornerExact checks one-output-column heads without an

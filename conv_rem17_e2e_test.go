@@ -40,15 +40,7 @@ var rem17Cases = []genEpiCase{
 // loop in the documented order.
 func TestConvRem17EpilogueFused(t *testing.T) {
 	requireTools(t)
-	for _, c := range rem17Cases {
-		t.Run(c.name, func(t *testing.T) {
-			src := c.program()
-			if checkEpiFused(t, c.name, src, []string{c.form}, genEpiOps[c.body]); t.Failed() {
-				return
-			}
-			checkGenEpiBits(t, c, src)
-		})
-	}
+	checkGenEpiCases(t, rem17Cases)
 }
 
 // TestConvRem17EpilogueChannelsLast checks channels-last roots of 20, 28
