@@ -5,6 +5,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestConvOneChannelAfterPoolFused checks a convolution of one input and
@@ -21,6 +22,14 @@ func TestConvOneChannelAfterPoolFused(t *testing.T) {
 	for _, c := range []genEpiCase{
 		{name: "pool_c1m1_bn_relu", conv: convCase{x: []int64{1, 1, 9, 40}, w: []int64{1, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "dwrowsh32"},
 		{name: "pool_c1m1_residual_batch2_f64", conv: convCase{x: []int64{2, 1, 7, 21}, w: []int64{1, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "dwrowsh16"},
+		// A 1×1 convolution of one output channel whose input a pool
+		// defines: X channels-last, the product conv1x1NHWC's ([N·OH·OW,
+		// C] times [C, 1]), its epilogue fused (mmnchw, or the cache
+		// block mmk past mmEpiLastMaxC input channels and for f64).
+		{name: "pool_1x1m1_bn_relu", conv: convCase{x: []int64{1, 16, 14, 14}, w: []int64{1, 16, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmnchw32"},
+		{name: "pool_1x1m1_strided_residual", conv: convCase{x: []int64{2, 24, 13, 15}, w: []int64{1, 24, 1, 1}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "residual", form: "mmnchw32"},
+		{name: "pool_1x1m1_c300_bn_relu", conv: convCase{x: []int64{1, 300, 7, 9}, w: []int64{1, 300, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "mmk"},
+		{name: "pool_1x1m1_residual_f64", conv: convCase{x: []int64{2, 8, 9, 11}, w: []int64{1, 8, 1, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true}, elem: "f64", body: "residual", form: "mmk"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			xt := dimsText(c.conv.x, c.elem)
@@ -80,4 +89,28 @@ func maxPool3[T float32 | float64](dims []int64, x []T) []T {
 		}
 	}
 	return out
+}
+
+// TestConv1x1HeadChannelsLastFused checks a 1×1 convolution of one output
+// channel between two pools: both its X and its result are channels-last
+// (layout.go), so it is conv1x1NHWC's product with a channels-last
+// result, its epilogue (a division) fused in the product's tile (root
+// niro.epi_mmnhwc32); host and host-O0 (the naive loop nests) give the
+// same bits (runNiroWithin).
+func TestConv1x1HeadChannelsLastFused(t *testing.T) {
+	requireTools(t)
+	src := `func @chain(tensor<2x16x14x13xf32>, tensor<1x16x1x1xf32>, tensor<1xf32>) -> (tensor<2x1x14x13xf32>) {
+^bb0(%0: tensor<2x16x14x13xf32>, %1: tensor<1x16x1x1xf32>, %2: tensor<1xf32>):
+  %4 = max_pool %0 {dilations = [1, 1], kernel = [3, 3], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<2x16x14x13xf32>) -> tensor<2x16x14x13xf32>
+  %5 = conv %4, %1, %2 {dilations = [1, 1], group = 1, pads = [0, 0, 0, 0], strides = [1, 1]} : (tensor<2x16x14x13xf32>, tensor<1x16x1x1xf32>, tensor<1xf32>) -> tensor<2x1x14x13xf32>
+  %6 = const 0x0000C03F : tensor<f32>
+  %7 = div %5, %6 : (tensor<2x1x14x13xf32>, tensor<f32>) -> tensor<2x1x14x13xf32>
+  %8 = max_pool %7 {dilations = [1, 1], kernel = [3, 3], pads = [1, 1, 1, 1], strides = [1, 1]} : (tensor<2x1x14x13xf32>) -> tensor<2x1x14x13xf32>
+  return %8 : tensor<2x1x14x13xf32>
+}`
+	if checkEpiFused(t, "head1x1_nhwc", src, []string{"mmnhwc32"}, []string{"arith.divf"}); t.Failed() {
+		return
+	}
+	x, w, b := seq(2*16*14*13, 1.5), seq(16, 0.75), seq(1, 0.5)
+	runNiroWithin(t, 3*time.Minute, src, tf32([]int64{2, 16, 14, 13}, x), tf32([]int64{1, 16, 1, 1}, w), tf32([]int64{1}, b))
 }

@@ -102,13 +102,16 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // and every width of at least 2 at M = 1, 8k + 1 among them, a kernel
 // side of 1 too) takes it: one output column, or one input channel (C =
 // 1; with NCHW values conv lowers that one first in the plain depthwise
-// row form, conv_dwmult.go, which fuses its epilogue, so only a
-// channels-last one gets here). One output column with NCHW values is
-// lowered before this rule too (conv_rows_t.go): the row form's
-// transposed view where OH ≥ 2, the 1×1 product over the flattened
-// window where the kernel covers the whole of X; so only a channels-last
-// one, or one output row and column from a strided, padded or dilated
-// kernel, gets the padding channel. A one-group convolution of 16k + 1
+// row form, conv_dwmult.go, or the product over its taps, conv_rows_t.go,
+// which fuse their epilogue). One output column, and one output row and
+// column, with NCHW values are lowered before this rule too
+// (conv_rows_t.go): the row form's transposed view where OH ≥ 2 (one
+// input channel too where the kernel is at least 2 × 2; the product
+// over the taps where it has one row or column), the 1×1 product over
+// the one window (X itself or gathered) where OH = OW = 1. layout.go
+// keeps the values of all of those NCHW (convRowsNCHW), so only a
+// channels-last one, which its rules do not give, would get the padding
+// channel. A one-group convolution of 16k + 1
 // channels (k ≥ 1) keeps its channels: the schedule's one-channel
 // remainder block (toolchain/conv.mlir, @conv_steps1) is vectorized along
 // its output columns; so do a depthwise one (the depthwise block's,
@@ -117,8 +120,11 @@ func (fe *funcEmitter) readThrough(x, xtyp string, dims []int64, elem string) st
 // (the rank-8 block's, @conv_steps8_1).
 // 1-D and 3-D convolutions of one output channel (one group) take the
 // row form's 4-D view (conv_rows_view.go, rowsView), without a padding
-// channel, where the 2-D row form would take their view; otherwise
-// conv_general.go's padded block (not this rule's).
+// channel, where the 2-D row form would take their view; otherwise, with
+// their epilogue fused, the product over the im2col of one output column
+// (conv_pw1d3d.go, oneWindow) or conv_general.go's block of one channel
+// (oneChannelBlock), and conv_general.go's padded block without (not this
+// rule's).
 func paddedChannelConv(G, M, C, KH, KW, OW int64) bool {
 	if G != 1 {
 		// Every grouped block keeps its channels: the depthwise block
@@ -204,6 +210,16 @@ func (fe *funcEmitter) conv(op *niro.Conv) {
 	S := xt.Rank() - 2
 	if len(op.Pads) != 2*S || len(op.Strides) != S || len(op.Dilations) != S || op.Groups < 1 {
 		fe.opErrorf(op, "conv %s: invalid window parameters", name(res))
+		return
+	}
+	// One input and one output channel where neither row form serves:
+	// the 1×1 product over its taps (conv_rows_t.go, tapsKernel).
+	if S == 2 && fe.convTaps(op) {
+		fe.conv2dNHWC(op, rt, xt, wt, elem)
+		return
+	}
+	if S == 2 && fe.epiConv[op.Result.ID] && rowsOneChannel(op) && !fe.channelsLast(op.X) && !fe.channelsLast(op.Result) {
+		fe.conv2dRows(op, rt, xt, wt, elem)
 		return
 	}
 	// A depthwise convolution with a channel multiplier, or without one

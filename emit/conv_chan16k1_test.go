@@ -48,14 +48,16 @@ func TestPaddedChannelConv(t *testing.T) {
 		t.Error("the row form refuses 16k + 1 channels")
 	}
 	// The transposed view: one output channel and column, a row of 2 or
-	// more, a kernel other than 1×1, two input channels or more.
+	// more, a kernel other than 1×1, two input channels or more; one
+	// input channel with a kernel of at least 2 × 2.
 	for _, c := range []struct {
 		oh, ow, m, c, kh, kw int64
 		want                 bool
 	}{
 		{54, 1, 1, 64, 3, 3, true}, {2, 1, 1, 2, 3, 1, true}, {9, 1, 1, 4, 1, 3, true},
 		{1, 1, 1, 64, 7, 7, false}, {54, 2, 1, 64, 3, 3, false}, {54, 1, 2, 64, 3, 3, false},
-		{54, 1, 1, 1, 3, 3, false}, {54, 1, 1, 64, 1, 1, false},
+		{54, 1, 1, 1, 3, 3, true}, {54, 1, 1, 1, 2, 2, true}, {54, 1, 1, 1, 1, 3, false}, {54, 1, 1, 1, 3, 1, false},
+		{1, 1, 1, 1, 3, 3, false}, {54, 1, 1, 64, 1, 1, false},
 	} {
 		if got := useConvRowsT(c.oh, c.ow, c.m, c.c, c.kh, c.kw); got != c.want {
 			t.Errorf("useConvRowsT(%d×%d, M %d, C %d, %d×%d) = %v, want %v", c.oh, c.ow, c.m, c.c, c.kh, c.kw, got, c.want)

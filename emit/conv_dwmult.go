@@ -128,6 +128,30 @@ func (fe *funcEmitter) useDWRows(op *niro.Conv) bool {
 	return op.Groups == C && wt.Dims[0] == C && wt.Dims[1] == 1 && rt.Dims[3] >= 2
 }
 
+// dwRowsCol1Op reports whether op takes the depthwise row form with its
+// epilogue fused (a plain depthwise one with NCHW values, or a multiplier,
+// one input channel among them, with an NCHW result: dwMultByM) at an
+// output width that leaves both of the form's blocks one column
+// (dwRowsCol1, which the schedule does not finish fused): with its
+// epilogue fused it takes the channels-last blocks instead, which keep
+// their vectors along the channels (a plain one depthwiseNHWC's, one input
+// channel conv2dNHWC's, a multiplier conv_general.go's per-group or
+// per-output-channel block), root niro.epi_nchw<bits> or
+// niro.epi_gnchw<bits>. One input and one output channel takes the
+// product over its taps (tapsKernel) first.
+func (fe *funcEmitter) dwRowsCol1Op(op *niro.Conv) bool {
+	if !conv2DStatic(op) {
+		return false
+	}
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	rt, _ := rankedTensor(op.Result)
+	if !dwRowsCol1(rt.Dims[3], rt.Elem) {
+		return false
+	}
+	return fe.useDWRows(op) || useDWMultRows(xt.Dims[1], op.Groups, wt.Dims[0], wt.Dims[1], rt.Dims[3]) && dwMultByM(xt.Dims[1], fe.channelsLast(op.Result))
+}
+
 // convDWMultRows lowers op in the depthwise-multiplier row form (see
 // above) and reports whether it did.
 func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType, elem string) bool {
@@ -139,7 +163,7 @@ func (fe *funcEmitter) convDWMultRows(op *niro.Conv, rt, xt, wt niro.TensorType,
 	M, KH, KW := wt.Dims[0], wt.Dims[2], wt.Dims[3]
 	OH, OW := rt.Dims[2], rt.Dims[3]
 	plain := fe.useDWRows(op)
-	if !plain && !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) {
+	if !plain && !useDWMultRows(C, op.Groups, M, wt.Dims[1], OW) || fe.epiConv[op.Result.ID] && fe.dwRowsCol1Op(op) {
 		return false
 	}
 	k := M / C

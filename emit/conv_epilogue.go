@@ -306,20 +306,31 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	M, C, KH, KW := wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]
-	if fe.convFullKernel(op) {
-		// A kernel covering the whole of X: the 1×1 product over the
-		// flattened window (conv_rows_t.go), C·KH·KW channels.
+	taps := tapsKernel(op) && !fe.channelsLast(op.X) && !fe.channelsLast(op.Result)
+	switch {
+	case fe.convFullKernel(op):
+		// One output position: the 1×1 product over the flattened
+		// window (conv_rows_t.go), C·KH·KW channels.
 		C, KH, KW = C*KH*KW, 1, 1
+	case taps:
+		// One input and one output channel: the 1×1 product over the
+		// taps (conv_rows_t.go), KH·KW channels.
+		C, KH, KW = KH*KW, 1, 1
 	}
 	// A block with a padding channel (one channel: paddedChannelConv) is
 	// not fused: its root tile would leave the schedule a block that the
-	// padding does not cover. One output
-	// channel of a 1×1 convolution or of the row form with NCHW values is
-	// fused: the product's block (mm, mmk) and the row form's have their
-	// vectors along the output row; so is one output column with NCHW
-	// values (conv_rows_t.go: the row form's transposed view, rows, or
-	// the 1×1 product over a kernel covering the whole of X); so is one input and one output
-	// channel with NCHW values, in the depthwise row form (plainDW). A one-group block of 16k + 1 channels
+	// padding does not cover; layout.go keeps the values of every 2-D
+	// one-channel convolution but 1×1 NCHW (convRowsNCHW), so none takes
+	// it. One output channel of a 1×1 convolution (with a channels-last
+	// X too: conv1x1NHWC's product, mmnchw, mmnhwc) or of the row form
+	// with NCHW values is fused: the product's block (mm, mmk) and the
+	// row form's have their vectors along the output row; so is one
+	// output column with NCHW values (conv_rows_t.go: the row form's
+	// transposed view, rows, or the 1×1 product over one gathered window
+	// or over the taps); so is one input and one output channel with NCHW
+	// values, in the depthwise row form (plainDW), or at a width that
+	// leaves its blocks one column in the product over the taps
+	// (tapsKernel). A one-group block of 16k + 1 channels
 	// (k ≥ 1) is fused: the root tile's one-channel remainder leaves the
 	// schedule a one-channel convolution tile, vectorized along its
 	// output columns (toolchain/conv.mlir, @conv_steps1), and an epilogue
@@ -342,7 +353,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	// One input and one output channel (groups 1) with NCHW values takes
 	// the depthwise row form as a plain one (useDWRows, conv lowers it
 	// first), not paddedChannelConv's block.
-	plainDW := op.Groups == 1 && fe.useDWRows(op)
+	plainDW := op.Groups == 1 && fe.useDWRows(op) && !taps
 	padded := paddedChannelConv(op.Groups, M, C, KH, KW, rt.Dims[3]) && !plainDW
 	if fe.convRowsT(op) {
 		// One output channel and column, NCHW: the row form's
@@ -356,7 +367,7 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 	case dwMult && !mult && !padded:
 		return "nhwc", true
 	}
-	if dwMult && !mult || !mult && (padded || M == 1 && nhwcIO) {
+	if dwMult && !mult || !mult && (padded || M == 1 && nhwcIO && (KH != 1 || KW != 1)) {
 		return "", false
 	}
 	if op.Groups != 1 || mult || plainDW {
@@ -386,7 +397,16 @@ func (fe *funcEmitter) epilogueForm(op *niro.Conv) (string, bool) {
 			case r != 1:
 				return "dwrows", true
 			}
-			return "", false
+			// Both leave one column (dwRowsCol1Op): the channels-last
+			// blocks (one input and one output channel took the product
+			// over its taps, tapsKernel, above).
+			switch {
+			case op.Groups > 1 && mult:
+				return fe.generalEpilogueForm(op)
+			case rowsOneChannel(op):
+				return "rows", true
+			}
+			return "nchw", true
 		}
 		if fe.channelsLast(op.Result) {
 			return "nhwc", true

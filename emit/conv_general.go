@@ -145,10 +145,12 @@ func (fe *funcEmitter) convGeneral(op *niro.Conv, rt, xt, wt niro.TensorType, el
 		}
 	}
 	g.mp = g.Mg
-	if g.M == 1 {
+	if g.M == 1 && !(fe.epiConv[op.Result.ID] && oneChannelBlock(S, g.G, g.M, g.o[2])) {
 		// (A block of 16k + 1 channels, k ≥ 1, keeps them: the
 		// schedule's one-channel remainder blocks, @conv_steps1,
-		// @conv_steps8_1 per group, @conv_steps_dw1.)
+		// @conv_steps8_1 per group, @conv_steps_dw1; so does a 1-D or
+		// 3-D block of one channel with its epilogue fused,
+		// oneChannelBlock.)
 		g.mp++
 	}
 	oneRow := []int64{g.N * g.o[0], g.o[1], g.o[2]}
@@ -455,6 +457,9 @@ func (g *convGeom) perGroupTag() string {
 // with _e when the epilogue is fused.
 func (g *convGeom) tag(tag string, c int64) string {
 	t := convTag(tag, c)
+	if g.epi && c == 1 && oneChannelBlock(g.S, g.G, g.M, g.o[2]) {
+		t = tag // @conv_steps1, vectorized along the output columns
+	}
 	if t != "" && g.epi {
 		t += "_e"
 	}
@@ -762,18 +767,23 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		unit = unit && k == 1
 	}
 	pw, pwOK := "", false
-	if G == 1 && unit && S != 2 {
+	if G == 1 && S != 2 {
+		// Kernel 1, or one output position of one channel (oneWindow).
 		pw, pwOK = fe.pwProductForm(op, rt, xt, wt)
 	}
 	// A channel multiplier (groups = C, one input channel per group,
 	// k ≥ 2) with a channels-last result: epilogueForm leaves it here
 	// (conv_dwmult.go's row form takes it with an NCHW result).
 	dwMultLast := S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && fe.channelsLast(op.Result)
+	// A multiplier that conv_dwmult.go's row form takes with its
+	// epilogue fused (an NCHW result), but not at a width that leaves its
+	// blocks one column (dwRowsCol1Op: the blocks here).
+	dwRows := S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && !fe.dwRowsCol1Op(op)
 	switch {
 	case S != 2 && rowsView(op) && !fe.channelsLast(op.Result) && !fe.channelsLast(op.X):
 		// One output channel: the row form's view (conv_rows_view.go).
 		return "rows", true
-	case M < 2:
+	case M < 2 && !pwOK && !oneChannelBlock(S, G, M, rt.Dims[rt.Rank()-1]):
 		return "", false
 	case S == 2 && fe.dwMultOwnChannels(op):
 		// A multiplier k = 16j + 1 of the per-group geometry: the
@@ -788,7 +798,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		// faster than the depthwise block over X gathered per output
 		// channel (docs/performance.md).
 		switch {
-		case S == 2 && useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && !dwMultLast:
+		case dwRows && !dwMultLast:
 			return "", false
 		case S != 2 && (fe.channelsLast(op.Result) || fe.channelsLast(op.X)):
 			return "", false
@@ -807,7 +817,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 	case G == 1 && unit && S == 2:
 		// conv_nhwc.go's 1×1 product (epilogueForm).
 		return "", false
-	case S == 2 && (G == 1 || G == C && M == G || useDWMultRows(C, G, M, wt.Dims[1], rt.Dims[3]) && dwMultByM(C, fe.channelsLast(op.Result))):
+	case S == 2 && (G == 1 || G == C && M == G || dwRows && dwMultByM(C, fe.channelsLast(op.Result))):
 		// conv_nhwc.go's forms and conv_dwmult.go's (epilogueForm).
 		return "", false
 	case S == 2 && fe.channelsLast(op.Result):
@@ -820,6 +830,20 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "c1d", true
 	}
 	return "c3d", true
+}
+
+// oneChannelBlock reports whether a 1-D or 3-D convolution of G groups,
+// M output channels and an output OW columns wide, whose epilogue is
+// fused, takes the rank-7 block of one channel without a padding channel
+// (forms c1d, c3d): one group, one output channel, OW ≥ 2, that neither
+// the row form's view (rowsView: one input channel of a 1-D one, a 3-D
+// one of one input channel and depth, or a kernel of 1 in both row axes
+// of a 3-D one) nor the product (pwProductForm) takes. The block's one
+// channel is the schedule's one-channel block (toolchain/conv.mlir,
+// @conv_steps1, as a 16k + 1 block's remainder), vectorized along the
+// output columns, the epilogue in its root tile.
+func oneChannelBlock(S int, G, M, OW int64) bool {
+	return S != 2 && G == 1 && M == 1 && OW >= 2
 }
 
 // dwMultOwnChannels reports whether op, a 2-D depthwise convolution with

@@ -166,23 +166,70 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 		fe.conv1x1NHWC(op, rt, xt, wt, elem)
 		return
 	}
-	full := fe.convFullKernel(op) // conv_rows_t.go: the flattened window
-	if KH == 1 && KW == 1 || full {
+	full := fe.convFullKernel(op)    // conv_rows_t.go: the flattened window
+	taps := !full && fe.convTaps(op) // conv_rows_t.go: the taps as channels
+	if KH == 1 && KW == 1 || full || taps {
 		// A matrix product per image: out[n][m, p] = Σ_c W[m, c]·X[n][c, p],
 		// p = (oh, ow), read in place from NCHW when the stride is 1 and
 		// there is no padding, gathered (still channels-first) otherwise.
 		xv, xvTyp := xname, xtyp
 		xWide := false // xv holds f32 widened from 16-bit floats
 		if full {
-			// X [N, C, H, W] as [N, C·H·W, 1, 1], W [1, C, KH, KW] as
-			// [1, C·KH·KW] (collapsed below).
+			// The window [N, C, KH, KW] (X itself, or gathered from X
+			// with its zero padding: Xw[n, c, kh, kw] = Xpad[n, c,
+			// kh·dh, kw·dw], the one output's window) as [N, C·KH·KW, 1,
+			// 1], W [1, C, KH, KW] as [1, C·KH·KW] (collapsed below).
+			win, winTyp, winElem := xname, xtyp, elem
+			if !windowIsX(op) {
+				wdims := []int64{N, C, KH, KW}
+				axes := []convAxis{
+					{terms: []convTerm{{0, 1}}, size: N},
+					{terms: []convTerm{{1, 1}}, size: C},
+					{terms: []convTerm{{2, op.Dilations[0]}}, off: pt, size: H},
+					{terms: []convTerm{{3, op.Dilations[1]}}, off: pl, size: W},
+				}
+				if isHalf(xt.Elem) {
+					// Widened as the gathered 1×1 product's X (below).
+					winElem, xWide = acc, true
+					win = fe.gatherConv(xname, xtyp, acc, wdims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
+				} else {
+					win = fe.gatherZero(xname, xtyp, xt.Elem, elem, wdims, axes)
+				}
+				winTyp = tensorTypeOf(wdims, winElem)
+			}
 			C *= KH * KW
 			dims := []int64{N, C, 1, 1}
-			xvTyp = tensorTypeOf(dims, elem)
+			xvTyp = tensorTypeOf(dims, winElem)
 			x2 := fe.tmp()
-			fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", x2, xname, xtyp, tensorTypeOf([]int64{N, C}, elem))
+			fe.line("%s = tensor.collapse_shape %s [[0], [1, 2, 3]] : %s into %s", x2, win, winTyp, tensorTypeOf([]int64{N, C}, winElem))
 			xv = fe.tmp()
-			fe.line("%s = tensor.expand_shape %s [[0], [1, 2, 3]] output_shape [%s] : %s into %s", xv, x2, dimList(dims), tensorTypeOf([]int64{N, C}, elem), xvTyp)
+			fe.line("%s = tensor.expand_shape %s [[0], [1, 2, 3]] output_shape [%s] : %s into %s", xv, x2, dimList(dims), tensorTypeOf([]int64{N, C}, winElem), xvTyp)
+		} else if taps {
+			// Xt [N, KH, KW, OH, OW] gathered from X viewed as [N, H, W]
+			// (its one channel), Xt[n, kh, kw, oh, ow] = Xpad[n, oh·sh +
+			// kh·dh, ow·sw + kw·dw], as [N, KH·KW, OH, OW].
+			x3 := fe.tmp()
+			fe.line("%s = tensor.collapse_shape %s [[0, 1], [2], [3]] : %s into %s", x3, xname, xtyp, tensorTypeOf([]int64{N, H, W}, elem))
+			tdims := []int64{N, KH, KW, OH, OW}
+			axes := []convAxis{
+				{terms: []convTerm{{0, 1}}, size: N},
+				{terms: []convTerm{{3, sh}, {1, dh}}, off: pt, size: H},
+				{terms: []convTerm{{4, sw}, {2, dw}}, off: pl, size: W},
+			}
+			x3t, tElem := tensorTypeOf([]int64{N, H, W}, elem), elem
+			var xt5 string
+			if isHalf(xt.Elem) {
+				// Widened to f32, as the gathered 1×1 product's X below.
+				tElem, xWide = acc, true
+				xt5 = fe.gatherConv(x3, x3t, acc, tdims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
+			} else {
+				xt5 = fe.gatherZero(x3, x3t, xt.Elem, elem, tdims, axes)
+			}
+			C = KH * KW
+			dims := []int64{N, C, OH, OW}
+			xvTyp = tensorTypeOf(dims, tElem)
+			xv = fe.tmp()
+			fe.line("%s = tensor.collapse_shape %s [[0], [1, 2], [3], [4]] : %s into %s", xv, xt5, tensorTypeOf(tdims, tElem), xvTyp)
 		} else if sh != 1 || sw != 1 || OH != H || OW != W || pt != 0 || pl != 0 {
 			dims := []int64{N, C, OH, OW}
 			axes := []convAxis{

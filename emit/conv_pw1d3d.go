@@ -46,10 +46,8 @@ func (fe *funcEmitter) pwProductForm(op *niro.Conv, rt, xt, wt niro.TensorType) 
 		return "", false
 	}
 	M := wt.Dims[0]
-	for _, k := range wt.Dims[2:] {
-		if k != 1 {
-			return "", false
-		}
+	if !unitKernel(wt.Dims) && !oneWindow(rt.Dims, M) {
+		return "", false
 	}
 	cols := int64(mmkTileCols)
 	if rt.Elem == niro.F64 {
@@ -72,6 +70,30 @@ func (fe *funcEmitter) pwProductForm(op *niro.Conv, rt, xt, wt niro.TensorType) 
 		return "mmk3d8", true
 	}
 	return "mmk3d" + strconv.FormatInt(mmkRows(M, o[1], o[2], rt.Elem), 10), true
+}
+
+// unitKernel reports whether a filter of dims w has a kernel of 1 on
+// every spatial axis.
+func unitKernel(w []int64) bool {
+	for _, k := range w[2:] {
+		if k != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// oneWindow reports whether a convolution of M output channels and a
+// result of dims rt has one output channel (M = 1) and one output column
+// (OW = 1; for 1-D one output position): convPWProduct gathers its X as
+// [N, C·K…, P] (im2col: C·K… the window's flattened index c·K… + k…,
+// ascending in the order (c, k…) of docs/ops.md; P the output positions)
+// and multiplies it by W viewed as [1, C·K…], as the 2-D one's of one
+// output position (fullKernel). The gathered X is K… times X's window
+// rows, which one output column keeps small (a 3-D head of OD·OH ≥ 2
+// rows, one column, is the rank-7 block's scalar tile otherwise).
+func oneWindow(rt []int64, M int64) bool {
+	return M == 1 && rt[len(rt)-1] == 1
 }
 
 // usePWProduct reports whether convGeneral lowers op by convPWProduct:
@@ -102,7 +124,29 @@ func (fe *funcEmitter) convPWProduct(op *niro.Conv, rt, xt, wt niro.TensorType, 
 	for j := 0; j < S; j++ {
 		inPlace = inPlace && op.Strides[j] == 1 && op.Pads[j] == 0 && op.Pads[S+j] == 0 && o[j] == xt.Dims[2+j]
 	}
-	if !inPlace {
+	window := !unitKernel(wt.Dims)
+	if window {
+		// One output column (oneWindow): X gathered as [N, C, K…, O…]
+		// (Xw[n, c, k…, o…] = Xpad[n, c, o·s + k·d…]), then viewed as
+		// [N, C·K…, P].
+		dims := append(append([]int64{N, C}, wt.Dims[2:]...), o...)
+		axes := []convAxis{{terms: []convTerm{{0, 1}}, size: N}, {terms: []convTerm{{1, 1}}, size: C}}
+		for j := 0; j < S; j++ {
+			axes = append(axes, convAxis{terms: []convTerm{{2 + S + j, op.Strides[j]}, {2 + j, op.Dilations[j]}}, off: op.Pads[j], size: xt.Dims[2+j]})
+		}
+		if isHalf(xt.Elem) {
+			xv = fe.gatherConv(name(op.X), fe.typ(op.X), acc, dims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
+			xElem, xWide = acc, true
+		} else {
+			xv = fe.gatherZero(name(op.X), fe.typ(op.X), xt.Elem, elem, dims, axes)
+		}
+		for _, k := range wt.Dims[2:] {
+			C *= k
+		}
+		x3, x3t := fe.tmp(), tensorTypeOf([]int64{N, C, P}, xElem)
+		fe.line("%s = tensor.collapse_shape %s %s : %s into %s", x3, xv, reassoc(1, 1+S, S), tensorTypeOf(dims, xElem), x3t)
+		xv, xvTyp = x3, x3t
+	} else if !inPlace {
 		// Gathered channels-first: loops n, c, o….
 		dims := append([]int64{N, C}, o...)
 		axes := []convAxis{{terms: []convTerm{{0, 1}}, size: N}, {terms: []convTerm{{1, 1}}, size: C}}
@@ -119,7 +163,7 @@ func (fe *funcEmitter) convPWProduct(op *niro.Conv, rt, xt, wt niro.TensorType, 
 		}
 	}
 	x3t := tensorTypeOf([]int64{N, C, P}, xElem)
-	if S == 3 {
+	if S == 3 && !window {
 		x3 := fe.tmp()
 		fe.line("%s = tensor.collapse_shape %s [[0], [1], [2, 3, 4]] : %s into %s", x3, xv, xvTyp, x3t)
 		xv = x3

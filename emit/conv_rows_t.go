@@ -42,7 +42,7 @@ import (
 // the transposed row view (see above) when its values are NCHW: the row
 // form's rule for one channel (useConvRows) with rows and columns swapped.
 func useConvRowsT(oh, ow, m, c, kh, kw int64) bool {
-	return m == 1 && ow == 1 && useConvRows(oh, m, c, kw, kh)
+	return m == 1 && ow == 1 && (useConvRows(oh, m, c, kw, kh) || c == 1 && oh >= 2 && kh >= 2 && kw >= 2)
 }
 
 // convRowsT reports whether op, a 2-D convolution, takes the transposed
@@ -112,13 +112,24 @@ func (fe *funcEmitter) conv2dRowsT(op *niro.Conv, rt, xt, wt niro.TensorType, el
 }
 
 // fullKernel reports whether op, a 2-D one-group convolution of one
-// output channel, has a kernel covering the whole of X (no padding, unit
-// dilations, KH = H, KW = W, not 1×1): the 1×1 product over the flattened
-// window (see above), where X and the result are NCHW.
+// output channel, has one output row and column (OH = OW = 1) and a
+// kernel that is not 1×1: a dot product per image, the 1×1 product over
+// the flattened window (see above), where X and the result are NCHW. The
+// window is X itself where the kernel covers the whole of X (no padding,
+// unit dilations, KH = H, KW = W); otherwise (a strided, padded or
+// dilated kernel) it is gathered first (windowIsX, conv2dNHWC).
 func fullKernel(op *niro.Conv) bool {
 	if !conv2DStatic(op) || op.Groups != 1 {
 		return false
 	}
+	rt, _ := rankedTensor(op.Result)
+	wt, _ := rankedTensor(op.W)
+	return wt.Dims[0] == 1 && rt.Dims[2] == 1 && rt.Dims[3] == 1 && (wt.Dims[2] > 1 || wt.Dims[3] > 1)
+}
+
+// windowIsX reports whether the one window of op, which fullKernel
+// takes, is X itself: no padding, unit dilations, KH = H and KW = W.
+func windowIsX(op *niro.Conv) bool {
 	xt, _ := rankedTensor(op.X)
 	wt, _ := rankedTensor(op.W)
 	for _, p := range op.Pads {
@@ -126,8 +137,81 @@ func fullKernel(op *niro.Conv) bool {
 			return false
 		}
 	}
-	return wt.Dims[0] == 1 && op.Dilations[0] == 1 && op.Dilations[1] == 1 &&
-		wt.Dims[2] == xt.Dims[2] && wt.Dims[3] == xt.Dims[3] && (wt.Dims[2] > 1 || wt.Dims[3] > 1)
+	return op.Dilations[0] == 1 && op.Dilations[1] == 1 && wt.Dims[2] == xt.Dims[2] && wt.Dims[3] == xt.Dims[3]
+}
+
+// tapsKernel reports whether op, a 2-D one-group convolution of one input
+// and one output channel (C = M = 1) with a kernel other than 1×1, takes
+// the 1×1 product over its taps where X and the result are NCHW: X
+// gathered as [N, KH·KW, OH, OW], Xt[n, kh·KW + kw, oh, ow] = Xpad[n, 0,
+// oh·sh + kh·dh, ow·sw + kw·dw], times W viewed as [1, KH·KW], P = OH·OW
+// output positions per image (conv2dNHWC). The tap index kh·KW + kw
+// ascends in the order (kh, kw) of docs/ops.md, so the sums keep their
+// bits. It takes one output column (OW = 1, OH ≥ 2) from a kernel of one
+// row or one column, which the transposed row view does not vectorize
+// (its block folds to rank 3 with one channel; a kernel of at least 2 × 2
+// takes that view, useConvRowsT), and, where the epilogue is fused
+// (convTaps), an output width that leaves both blocks of the depthwise
+// row form a remainder of one column (dwRowsCol1).
+func tapsKernel(op *niro.Conv) bool {
+	if !conv2DStatic(op) || op.Groups != 1 {
+		return false
+	}
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	rt, _ := rankedTensor(op.Result)
+	KH, KW, OH, OW := wt.Dims[2], wt.Dims[3], rt.Dims[2], rt.Dims[3]
+	if xt.Dims[1] != 1 || wt.Dims[0] != 1 || KH == 1 && KW == 1 {
+		return false
+	}
+	return (KH == 1 || KW == 1) && (OW == 1 && OH >= 2 || dwRowsCol1(OW, rt.Elem))
+}
+
+// rowsOneChannel reports whether op, a 2-D one-group convolution of one
+// input and one output channel (C = M = 1) with a kernel of at least
+// 2 × 2, takes the row form (conv_rows.go) when its epilogue is fused:
+// at an output width that leaves both blocks of the depthwise row form a
+// remainder of one column (dwRowsCol1), where the row form's blocks of
+// 16 columns (8 for f64) finish on a one-column remainder tile (its
+// subviews folded, niro.epi_rows_col1). The product over the taps, which
+// gathers X nine times for a 3 × 3 kernel, measured 1.3–1.8× slower at
+// 129 and 257 columns (docs/performance.md).
+func rowsOneChannel(op *niro.Conv) bool {
+	if !conv2DStatic(op) || op.Groups != 1 {
+		return false
+	}
+	xt, _ := rankedTensor(op.X)
+	wt, _ := rankedTensor(op.W)
+	rt, _ := rankedTensor(op.Result)
+	return xt.Dims[1] == 1 && wt.Dims[0] == 1 && wt.Dims[2] >= 2 && wt.Dims[3] >= 2 && dwRowsCol1(rt.Dims[3], rt.Elem)
+}
+
+// dwRowsCol1 reports whether an output width of ow columns of element type
+// elem leaves both blocks of the depthwise row form (conv_epilogue.go's
+// dwrows and dwrowsh: a full vector of 32 columns, 16 for f64, or half of
+// one) a remainder of one column, whose fused tile the schedule's
+// unit-dimension folding does not finish in MLIR 22: ow = 32k + 1 (16k + 1
+// for f64), k ≥ 1.
+func dwRowsCol1(ow int64, elem niro.ScalarType) bool {
+	lanes := int64(32)
+	if elem == niro.F64 {
+		lanes = 16
+	}
+	return ow >= lanes/2 && ow%lanes == 1
+}
+
+// tapsColumn reports whether op, which tapsKernel takes, has one output
+// column: the product serves it with or without an epilogue.
+func tapsColumn(op *niro.Conv) bool {
+	rt, _ := rankedTensor(op.Result)
+	return rt.Dims[3] == 1
+}
+
+// convTaps reports whether op takes the 1×1 product over its taps
+// (tapsKernel): NCHW X and result, one output column, or a width of
+// dwRowsCol1 with the epilogue fused.
+func (fe *funcEmitter) convTaps(op *niro.Conv) bool {
+	return tapsKernel(op) && !fe.channelsLast(op.X) && !fe.channelsLast(op.Result) && (tapsColumn(op) || fe.epiConv[op.Result.ID])
 }
 
 // convFullKernel reports whether op takes the 1×1 product over its

@@ -225,8 +225,9 @@ func conv2DStatic(op *niro.Conv) bool {
 // convRowsNCHW reports whether op is a 2-D one-group convolution that
 // conv_rows.go's row form takes when its input and result are NCHW (rows
 // at least convRowsMinWidth wide, a kernel of at least 2×2; one output
-// channel and column: conv_rows_t.go's transposed view and the 1×1
-// product over a kernel covering the whole of X). Such a
+// channel and column: conv_rows_t.go's transposed view, the 1×1 product
+// over one output position's window and, for one input channel and a
+// kernel of one row or column, over the taps). Such a
 // convolution keeps both NCHW: the row form, vectorized along the output
 // row, is faster there than the channels-last block (examples/unet, whose
 // three convolutions are 16 wide: 128 µs with them channels-last, 106 µs
@@ -237,6 +238,7 @@ func convRowsNCHW(op *niro.Conv) bool {
 	return ok1 && ok2 && op.Groups == 1 && wt.Rank() == 4 && rt.Rank() == 4 &&
 		(useConvRows(rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) ||
 			useConvRowsT(rt.Dims[2], rt.Dims[3], wt.Dims[0], wt.Dims[1], wt.Dims[2], wt.Dims[3]) || fullKernel(op) ||
+			tapsKernel(op) && tapsColumn(op) ||
 			oneChannelRows(wt.Dims, rt.Dims))
 }
 

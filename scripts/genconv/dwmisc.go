@@ -28,7 +28,14 @@ import (
 // a 1×1 convolution of as many channels, so that the first result is
 // channels-last; pw_head3x3w28_m1.onnx: a 1×1 convolution 1×16×28×28 →
 // 32 with its bias and Relu, then a one-channel 3×3 head with its bias and
-// Sigmoid (the value between them NCHW for the head's row form).
+// Sigmoid (the value between them NCHW for the head's row form);
+// dw32w65_bn_relu.onnx, dw64w33_bn_relu.onnx, dwmult2w65_bn_relu.onnx,
+// c1m8w129_bn_relu.onnx, c1m1w65_bn_relu.onnx, c1m1w65_sigmoid.onnx,
+// c1m1w129_bn_relu.onnx, c1m1w129_sigmoid.onnx, c1m1w257_bn_relu.onnx and
+// c1m1k13w129_bn_relu.onnx: output widths of 32k + 1 (65, 33, 129, 257)
+// of the depthwise row form's geometries (1×32×65×65 depthwise,
+// 1×64×33×33 depthwise, 1×16×65×65 → 32, 1×1×129×129 → 8, and one input
+// and one output channel, 3×3, and 1×3 on 1×1×127×129).
 func writeDWMisc(dir string, r *rand.Rand) {
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		return floatTensor(name, dims, false, f)
@@ -123,4 +130,18 @@ func writeDWMisc(dir string, r *rand.Rand) {
 		write(filepath.Join(dir, "pw_head3x3w28_m1.onnx"), g)
 	}
 	model("head3x3s2_m1_sigmoid", []int64{1, 64, 56, 56}, []int64{1, 64, 3, 3}, 1, 2, "sigmoid")
+	// Output widths of 32k + 1 that leave both blocks of the depthwise
+	// row form one column (emit dwRowsCol1; NCHW values): a depthwise
+	// 3×3, a multiplier of 2, one input channel, one input and one output
+	// channel, with BatchNormalization and Relu (bench-conv.sh CASES=col1).
+	model("dw32w65_bn_relu", []int64{1, 32, 65, 65}, []int64{32, 1, 3, 3}, 32, 1, "bn_relu")
+	model("dw64w33_bn_relu", []int64{1, 64, 33, 33}, []int64{64, 1, 3, 3}, 64, 1, "bn_relu")
+	model("dwmult2w65_bn_relu", []int64{1, 16, 65, 65}, []int64{32, 1, 3, 3}, 16, 1, "bn_relu")
+	model("c1m8w129_bn_relu", []int64{1, 1, 129, 129}, []int64{8, 1, 3, 3}, 1, 1, "bn_relu")
+	model("c1m1w65_bn_relu", []int64{1, 1, 65, 65}, []int64{1, 1, 3, 3}, 1, 1, "bn_relu")
+	model("c1m1w129_sigmoid", []int64{1, 1, 129, 129}, []int64{1, 1, 3, 3}, 1, 1, "sigmoid")
+	model("c1m1w129_bn_relu", []int64{1, 1, 129, 129}, []int64{1, 1, 3, 3}, 1, 1, "bn_relu")
+	model("c1m1w65_sigmoid", []int64{1, 1, 65, 65}, []int64{1, 1, 3, 3}, 1, 1, "sigmoid")
+	model("c1m1w257_bn_relu", []int64{1, 1, 257, 257}, []int64{1, 1, 3, 3}, 1, 1, "bn_relu")
+	model("c1m1k13w129_bn_relu", []int64{1, 1, 127, 129}, []int64{1, 1, 1, 3}, 1, 1, "bn_relu")
 }
