@@ -70,6 +70,8 @@ var cornerEpiCases = []genEpiCase{
 	{name: "dw4_ow17_residual_f64", conv: convCase{x: []int64{2, 4, 5, 17}, w: []int64{4, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}, elem: "f64", body: "residual", form: "nchw16"},
 	{name: "mult2_ow33_hardswish", conv: convCase{x: []int64{1, 2, 6, 65}, w: []int64{4, 1, 3, 3}, strides: []int64{2, 2}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true}, elem: "f32", body: "hardswish", form: "nchw32"},
 	{name: "mult8_ow33_bn", conv: convCase{x: []int64{1, 2, 5, 33}, w: []int64{16, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 2, bias: true}, elem: "f32", body: "bn", form: "gnchw32"},
+	{name: "mult2_ow17_bias_f64", conv: convCase{x: []int64{1, 3, 6, 17}, w: []int64{6, 1, 2, 2}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 0, 0, 1}, groups: 3, bias: true}, elem: "f64", body: "bias", form: "nchw16"},
+	{name: "dw4_ow33_bias", conv: convCase{x: []int64{2, 4, 11, 33}, w: []int64{4, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 4, bias: true}, elem: "f32", body: "bias", form: "nchw32"},
 	{name: "gray4_ow65_bn", conv: convCase{x: []int64{1, 1, 5, 65}, w: []int64{4, 1, 3, 3}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 1, 1, 1}, groups: 1, bias: true}, elem: "f32", body: "bn", form: "nchw32"},
 }
 

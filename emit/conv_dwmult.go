@@ -515,3 +515,15 @@ func lastSlice(dims []int64, off, n int64) (offs, szs, ones string, to []int64) 
 // g groups, filter m × cg × … and output width ow takes the
 // depthwise-multiplier row form (for tests).
 func UsesDWMultRows(c, g, m, cg, ow int64) bool { return useDWMultRows(c, g, m, cg, ow) }
+
+// DWRowsCol1 reports whether an output width of ow columns (f64 or f32)
+// leaves both blocks of the depthwise row form one column, where a fused
+// epilogue takes the channels-last blocks instead (dwRowsCol1Op; for
+// tests).
+func DWRowsCol1(ow int64, f64 bool) bool {
+	e := niro.F32
+	if f64 {
+		e = niro.F64
+	}
+	return dwRowsCol1(ow, e)
+}

@@ -173,8 +173,11 @@ func (fe *funcEmitter) planConvEpilogues() {
 		committed, root := 0, c.Result
 		// Without an epilogue generic of its own (the row form without
 		// bias, f32 or f64) the convolution needs at least one op.
+		// So does the depthwise row form's geometry at a width that
+		// leaves its blocks one column (dwRowsCol1Op): with neither, the
+		// row form writes the result itself.
 		if !c.HasBias() && !isHalf(rt.Elem) && (form == "rows" || form == "mm" || form == "dwrows" || form == "dwrowsh" ||
-			strings.HasPrefix(form, "mmk") && !fe.channelsLast(c.X) && !last) {
+			strings.HasPrefix(form, "mmk") && !fe.channelsLast(c.X) && !last || fe.dwRowsCol1Op(c)) {
 			root = niro.Value{}
 		}
 		for len(vals) <= maxEpilogueOps {

@@ -35,7 +35,9 @@ import (
 // c1m1k13w129_bn_relu.onnx: output widths of 32k + 1 (65, 33, 129, 257)
 // of the depthwise row form's geometries (1×32×65×65 depthwise,
 // 1×64×33×33 depthwise, 1×16×65×65 → 32, 1×1×129×129 → 8, and one input
-// and one output channel, 3×3, and 1×3 on 1×1×127×129).
+// and one output channel, 3×3, and 1×3 on 1×1×127×129); dw32w65_bias.onnx
+// and dwmult2w65_bias.onnx: the depthwise and multiplier ones with their
+// bias alone.
 func writeDWMisc(dir string, r *rand.Rand) {
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		return floatTensor(name, dims, false, f)
@@ -64,6 +66,9 @@ func writeDWMisc(dir string, r *rand.Rand) {
 				node("Relu", []string{"n"}, "y"))
 		case "sigmoid":
 			nodes = append(nodes, node("Sigmoid", []string{"c"}, "y"))
+		case "bias":
+			// The bias alone (the Identity names the output).
+			nodes = append(nodes, node("Identity", []string{"c"}, "y"))
 		case "hardswish":
 			nodes = append(nodes, node("HardSwish", []string{"c"}, "y"))
 		case "bn_relu_pw":
@@ -144,4 +149,6 @@ func writeDWMisc(dir string, r *rand.Rand) {
 	model("c1m1w65_sigmoid", []int64{1, 1, 65, 65}, []int64{1, 1, 3, 3}, 1, 1, "sigmoid")
 	model("c1m1w257_bn_relu", []int64{1, 1, 257, 257}, []int64{1, 1, 3, 3}, 1, 1, "bn_relu")
 	model("c1m1k13w129_bn_relu", []int64{1, 1, 127, 129}, []int64{1, 1, 1, 3}, 1, 1, "bn_relu")
+	model("dw32w65_bias", []int64{1, 32, 65, 65}, []int64{32, 1, 3, 3}, 32, 1, "bias")
+	model("dwmult2w65_bias", []int64{1, 16, 65, 65}, []int64{32, 1, 3, 3}, 16, 1, "bias")
 }
