@@ -45,7 +45,9 @@
 # CASES=col1 output widths of 32k + 1 of the depthwise row form's geometries with NCHW values (depthwise 3×3
 # 1×32×65×65 and 1×64×33×33, a multiplier of 2 1×16×65×65 → 32, one input channel 1×1×129×129 → 8, one input and
 # one output channel 1×1×65×65, 1×1×129×129 and 1×1×257×257, 3×3 and 1×3; BatchNormalization and Relu, or Sigmoid;
-# the depthwise and multiplier ones with the bias alone too; dwmisc.go).
+# the depthwise and multiplier ones with the bias alone too; dwmisc.go). CASES=tworeads an epilogue that reads the
+# convolution twice (HardSwish) on the row form (1×32×56×64 → 32, 3×3) and the depthwise row form (1×144×56×56),
+# and the row form with its bias alone (dwmisc.go).
 #
 #   NODE_PATH=/tmp/ort/node_modules scripts/bench-conv.sh [ROUNDS] [RUNS]
 set -euo pipefail
@@ -80,7 +82,8 @@ declare -A shapes=([resnet3x3]="x=1x64x56x56" [matmul]="a=3136x576 b=576x64" [de
   [head1d_bn_relu]="x=1x64x1000" [head1d_sigmoid]="x=1x64x1000" [head3d_bn_relu]="x=1x16x8x32x32" [head3d_sigmoid]="x=1x16x8x32x32"
   [headcol_bn_relu]="x=1x64x56x3" [headcol_sigmoid]="x=1x128x112x5" [headfull_sigmoid]="x=1x64x7x7" [headfull14_bn_relu]="x=1x256x14x14"
   [dw32w65_bn_relu]="x=1x32x65x65" [dw64w33_bn_relu]="x=1x64x33x33" [dwmult2w65_bn_relu]="x=1x16x65x65" [c1m8w129_bn_relu]="x=1x1x129x129" [c1m1w65_bn_relu]="x=1x1x65x65" [c1m1w129_sigmoid]="x=1x1x129x129"
-  [c1m1w129_bn_relu]="x=1x1x129x129" [c1m1w65_sigmoid]="x=1x1x65x65" [c1m1w257_bn_relu]="x=1x1x257x257" [c1m1k13w129_bn_relu]="x=1x1x127x129" [dw32w65_bias]="x=1x32x65x65" [dwmult2w65_bias]="x=1x16x65x65")
+  [c1m1w129_bn_relu]="x=1x1x129x129" [c1m1w65_sigmoid]="x=1x1x65x65" [c1m1w257_bn_relu]="x=1x1x257x257" [c1m1k13w129_bn_relu]="x=1x1x127x129" [dw32w65_bias]="x=1x32x65x65" [dwmult2w65_bias]="x=1x16x65x65"
+  [rows32w64_hardswish]="x=1x32x56x64" [rows32w64_bias]="x=1x32x56x64" [dw144w56_hardswish]="x=1x144x56x56")
 declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512 [pointwise1x1]=102760448
   [conv1d]=41943040 [grouped3x3g32]=7225344 [grouped3x3g8]=28901376 [shuffle1x1g3]=30105600
   [dwmult2]=3612672 [conv3d]=173408256
@@ -104,7 +107,8 @@ declare -A flop=([resnet3x3]=231211008 [matmul]=231211008 [depthwise3x3]=8128512
   [head1d_bn_relu]=384000 [head1d_sigmoid]=384000 [head3d_bn_relu]=7077888 [head3d_sigmoid]=7077888
   [headcol_bn_relu]=62208 [headcol_sigmoid]=422400 [headfull_sigmoid]=6272 [headfull14_bn_relu]=100352
   [dw32w65_bn_relu]=2433600 [dw64w33_bn_relu]=1254528 [dwmult2w65_bn_relu]=2433600 [c1m8w129_bn_relu]=2396304 [c1m1w65_bn_relu]=76050 [c1m1w129_sigmoid]=299538
-  [c1m1w129_bn_relu]=299538 [c1m1w65_sigmoid]=76050 [c1m1w257_bn_relu]=1188882 [c1m1k13w129_bn_relu]=99846 [dw32w65_bias]=2433600 [dwmult2w65_bias]=2433600)
+  [c1m1w129_bn_relu]=299538 [c1m1w65_sigmoid]=76050 [c1m1w257_bn_relu]=1188882 [c1m1k13w129_bn_relu]=99846 [dw32w65_bias]=2433600 [dwmult2w65_bias]=2433600
+  [rows32w64_hardswish]=66060288 [rows32w64_bias]=66060288 [dw144w56_hardswish]=8128512)
 cases="${CASES:-resnet3x3 matmul depthwise3x3 pointwise1x1}"
 if [ "$cases" = general ]; then cases="conv1d grouped3x3g32 grouped3x3g8 shuffle1x1g3 dwmult2 conv3d"; fi
 if [ "$cases" = pergroup ]; then cases="grouped3x3g8 shuffle1x1g3 grouped3x3g8_bn_relu shuffle1x1g3_bn_relu shuffle1x1g3m60_bn_relu"; fi
@@ -181,6 +185,7 @@ if [ "$cases" = pergroup16k1 ]; then cases="pg34g2 pg68g4 pg34g2_bn_relu pg68g4_
 if [ "$cases" = head13 ]; then cases="head1d_bn_relu head1d_sigmoid head3d_bn_relu head3d_sigmoid"; fi
 if [ "$cases" = headcol ]; then cases="headcol_bn_relu headcol_sigmoid headfull_sigmoid headfull14_bn_relu"; fi
 if [ "$cases" = col1 ]; then cases="dw32w65_bn_relu dw64w33_bn_relu dwmult2w65_bn_relu c1m8w129_bn_relu c1m1w65_bn_relu c1m1w65_sigmoid c1m1w129_bn_relu c1m1w129_sigmoid c1m1w257_bn_relu c1m1k13w129_bn_relu dw32w65_bias dwmult2w65_bias"; fi
+if [ "$cases" = tworeads ]; then cases="rows32w64_hardswish rows32w64_bias dw144w56_hardswish"; fi
 if [ "$cases" = dw16k1 ]; then cases="dw33cl_bn_relu_pw dw17cl_bn_relu_pw dw49cl_bn_relu_pw g17c2_bn_relu g11c2m33_bn_relu"; fi
 if [ "$cases" = multview ]; then
   # Conv 1×1 → depthwise 3×3 with a channel multiplier k → Conv 1×1, the middle values channels-last

@@ -782,12 +782,17 @@ module attributes {transform.with_named_sequence} {
   // original (fuse_into_containing_op takes the producers in the handle's
   // order, not consumers first): so the fusion runs three times, and CSE
   // merges the identical tiles it leaves (the originals are then dead).
+  // CSE runs once, after the three: run between them, it merged the
+  // accumulator's tensor.empty with the root's where both have the
+  // result's type (the row forms: an NCHW accumulator), so that the
+  // second copy's fill wrote into the loop's own tile (fusion takes the
+  // loop's block argument for its init) and the first copy's into a slice
+  // of the empty; the copies differed, and the block was computed once
+  // for each read (TestConvEpilogueReadTwiceOnce).
   transform.named_sequence @conv_epi_fuse(%loop: !transform.op<"scf.for"> {transform.readonly}) {
     %f = transform.get_parent_op %loop {op_name = "func.func"} : (!transform.op<"scf.for">) -> !transform.any_op
     transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
-    transform.apply_cse to %f : !transform.any_op
     transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
-    transform.apply_cse to %f : !transform.any_op
     transform.include @conv_epi_fuse_once failures(suppress) (%loop) : (!transform.op<"scf.for">) -> ()
     transform.apply_cse to %f : !transform.any_op
     transform.apply_dce to %f : !transform.any_op

@@ -37,7 +37,9 @@ import (
 // 1×64×33×33 depthwise, 1×16×65×65 → 32, 1×1×129×129 → 8, and one input
 // and one output channel, 3×3, and 1×3 on 1×1×127×129); dw32w65_bias.onnx
 // and dwmult2w65_bias.onnx: the depthwise and multiplier ones with their
-// bias alone.
+// bias alone; rows32w64_hardswish.onnx and rows32w64_bias.onnx: a 3×3
+// 1×32×56×64 → 32 in the row form with HardSwish and with its bias alone;
+// dw144w56_hardswish.onnx: the depthwise 3×3 1×144×56×56 with HardSwish.
 func writeDWMisc(dir string, r *rand.Rand) {
 	tensor := func(name string, dims []int64, f func() float64) *onnxpb.TensorProto {
 		return floatTensor(name, dims, false, f)
@@ -151,4 +153,10 @@ func writeDWMisc(dir string, r *rand.Rand) {
 	model("c1m1k13w129_bn_relu", []int64{1, 1, 127, 129}, []int64{1, 1, 1, 3}, 1, 1, "bn_relu")
 	model("dw32w65_bias", []int64{1, 32, 65, 65}, []int64{32, 1, 3, 3}, 32, 1, "bias")
 	model("dwmult2w65_bias", []int64{1, 16, 65, 65}, []int64{32, 1, 3, 3}, 16, 1, "bias")
+	// The row form (NCHW values, 64 columns) with HardSwish, which reads
+	// the convolution twice, and with the bias alone (bench-conv.sh
+	// CASES=tworeads).
+	model("rows32w64_hardswish", []int64{1, 32, 56, 64}, []int64{32, 32, 3, 3}, 1, 1, "hardswish")
+	model("rows32w64_bias", []int64{1, 32, 56, 64}, []int64{32, 32, 3, 3}, 1, 1, "bias")
+	model("dw144w56_hardswish", []int64{1, 144, 56, 56}, []int64{144, 1, 3, 3}, 144, 1, "hardswish")
 }
