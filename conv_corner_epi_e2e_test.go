@@ -1,14 +1,6 @@
 package main
 
-import (
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-
-	"github.com/niro-dev/niro/emit"
-)
+import "testing"
 
 // The last corners of one output channel whose epilogue is fused: one
 // input channel and one output column (the row form's transposed view,
@@ -104,27 +96,5 @@ func TestE2EConvCornerExact(t *testing.T) {
 		{x: []int64{2, 1, 19, 1}, w: []int64{1, 1, 3, 1}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{1, 0, 1, 0}, groups: 1, bias: true},
 		{x: []int64{1, 1, 30, 9}, w: []int64{1, 1, 1, 4}, strides: []int64{2, 9}, dilations: []int64{1, 2}, pads: []int64{0, 1, 0, 0}, groups: 1},
 	}
-	for i, c := range cases {
-		for _, e := range []string{"f32", "f64", "f16"} {
-			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), "corner.niro")
-				if err := os.WriteFile(path, []byte(convProgram(c, e)), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				em, err := emitModel(path, ShapeFlags{}, emit.Options{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				out := c.out()
-				block := strings.Contains(em.MLIR, "niro.conv2d_rows")
-				if out[2] == 1 && out[3] == 1 || c.x[1] == 1 && out[3] == 1 && (c.w[2] == 1 || c.w[3] == 1) {
-					block = strings.Contains(em.MLIR, "niro.contraction") || strings.Contains(em.MLIR, "niro.mm_e")
-				}
-				if !block || strings.Contains(em.MLIR, "x2x"+e+">) attrs = {niro.conv2d") {
-					t.Fatalf("want the row form's block or the product, without a padding channel:\n%s", em.MLIR)
-				}
-				checkConvExact(t, c, e)
-			})
-		}
-	}
+	checkOneChannelExact(t, "corner", cases)
 }

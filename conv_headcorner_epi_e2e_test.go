@@ -53,10 +53,22 @@ func TestE2EConvHeadCornerExact(t *testing.T) {
 		{x: []int64{1, 20, 7, 7}, w: []int64{1, 20, 7, 7}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1, bias: true},
 		{x: []int64{2, 3, 4, 6}, w: []int64{1, 3, 4, 6}, strides: []int64{1, 1}, dilations: []int64{1, 1}, pads: []int64{0, 0, 0, 0}, groups: 1},
 	}
+	checkOneChannelExact(t, "head", cases)
+}
+
+// checkOneChannelExact emits each one-output-channel case of cases in
+// f32, f64 and f16 and checks that it takes the row form's block
+// (niro.conv2d_rows) or, for one output position or one input channel,
+// one output column and a kernel of one row or column, the 1×1 product
+// (niro.contraction, or niro.mm_e with the bias fused), without a
+// padding channel, then its bits against host-O0 and the Go loop nest
+// (checkConvExact).
+func checkOneChannelExact(t *testing.T, name string, cases []convCase) {
+	t.Helper()
 	for i, c := range cases {
 		for _, e := range []string{"f32", "f64", "f16"} {
 			t.Run(fmt.Sprintf("%d_%s", i, e), func(t *testing.T) {
-				path := filepath.Join(t.TempDir(), "head.niro")
+				path := filepath.Join(t.TempDir(), name+".niro")
 				if err := os.WriteFile(path, []byte(convProgram(c, e)), 0o644); err != nil {
 					t.Fatal(err)
 				}
@@ -64,14 +76,13 @@ func TestE2EConvHeadCornerExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				out := c.out()
 				block := strings.Contains(em.MLIR, "niro.conv2d_rows")
-				if c.w[2] == c.x[2] && c.w[3] == c.x[3] {
-					// The 1×1 product over the flattened window, its bias
-					// fused when it has one.
+				if out[2] == 1 && out[3] == 1 || c.x[1] == 1 && out[3] == 1 && (c.w[2] == 1 || c.w[3] == 1) {
 					block = strings.Contains(em.MLIR, "niro.contraction") || strings.Contains(em.MLIR, "niro.mm_e")
 				}
 				if !block || strings.Contains(em.MLIR, "x2x"+e+">) attrs = {niro.conv2d") {
-					t.Fatalf("want the row form's block without a padding channel:\n%s", em.MLIR)
+					t.Fatalf("want the row form's block or the product, without a padding channel:\n%s", em.MLIR)
 				}
 				checkConvExact(t, c, e)
 			})

@@ -762,10 +762,7 @@ func (fe *funcEmitter) generalEpilogueForm(op *niro.Conv) (string, bool) {
 		return "", false
 	}
 	Mg := M / G
-	unit := true
-	for _, k := range wt.Dims[2:] {
-		unit = unit && k == 1
-	}
+	unit := unitKernel(wt.Dims)
 	pw, pwOK := "", false
 	if G == 1 && S != 2 {
 		// Kernel 1, or one output position of one channel (oneWindow).

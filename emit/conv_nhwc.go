@@ -60,6 +60,19 @@ func (fe *funcEmitter) gatherPad(x, xtyp string, elem string, out []int64, axes 
 	return fe.gatherConv(x, xtyp, elem, out, axes, pv, nil)
 }
 
+// gatherProductX gathers X (element type xElem, scalar type elem) into
+// out by axes for a 1×1 product, zero outside X: 16-bit floats are
+// gathered widened to acc (exact; the product would widen them anyway:
+// llc 22 cannot select some vector operations on 16-bit floats that its
+// vectorizer forms from a 16-bit gather along the output width). It
+// returns the gather, its element type and whether it was widened.
+func (fe *funcEmitter) gatherProductX(x, xtyp string, xElem niro.ScalarType, elem, acc string, accElem niro.ScalarType, out []int64, axes []convAxis) (string, string, bool) {
+	if isHalf(xElem) {
+		return fe.gatherConv(x, xtyp, acc, out, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xElem, e) }), acc, true
+	}
+	return fe.gatherZero(x, xtyp, xElem, elem, out, axes), elem, false
+}
+
 // gatherConv is gatherPad whose result has element type elem, each read
 // element passed through conv first when conv is not nil (pv is then of
 // type elem).
@@ -188,13 +201,7 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 					{terms: []convTerm{{2, op.Dilations[0]}}, off: pt, size: H},
 					{terms: []convTerm{{3, op.Dilations[1]}}, off: pl, size: W},
 				}
-				if isHalf(xt.Elem) {
-					// Widened as the gathered 1×1 product's X (below).
-					winElem, xWide = acc, true
-					win = fe.gatherConv(xname, xtyp, acc, wdims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
-				} else {
-					win = fe.gatherZero(xname, xtyp, xt.Elem, elem, wdims, axes)
-				}
+				win, winElem, xWide = fe.gatherProductX(xname, xtyp, xt.Elem, elem, acc, accElem, wdims, axes)
 				winTyp = tensorTypeOf(wdims, winElem)
 			}
 			C *= KH * KW
@@ -216,15 +223,8 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				{terms: []convTerm{{3, sh}, {1, dh}}, off: pt, size: H},
 				{terms: []convTerm{{4, sw}, {2, dw}}, off: pl, size: W},
 			}
-			x3t, tElem := tensorTypeOf([]int64{N, H, W}, elem), elem
-			var xt5 string
-			if isHalf(xt.Elem) {
-				// Widened to f32, as the gathered 1×1 product's X below.
-				tElem, xWide = acc, true
-				xt5 = fe.gatherConv(x3, x3t, acc, tdims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
-			} else {
-				xt5 = fe.gatherZero(x3, x3t, xt.Elem, elem, tdims, axes)
-			}
+			xt5, tElem, wide := fe.gatherProductX(x3, tensorTypeOf([]int64{N, H, W}, elem), xt.Elem, elem, acc, accElem, tdims, axes)
+			xWide = wide
 			C = KH * KW
 			dims := []int64{N, C, OH, OW}
 			xvTyp = tensorTypeOf(dims, tElem)
@@ -238,18 +238,9 @@ func (fe *funcEmitter) conv2dNHWC(op *niro.Conv, rt, xt, wt niro.TensorType, ele
 				{terms: []convTerm{{2, sh}}, off: pt, size: H},
 				{terms: []convTerm{{3, sw}}, off: pl, size: W},
 			}
-			xvTyp = tensorTypeOf(dims, elem)
-			if isHalf(xt.Elem) {
-				// Gathered widened to f32 (exact; the product would
-				// widen it anyway): llc 22 cannot select some vector
-				// operations on 16-bit floats that its vectorizer forms
-				// from a 16-bit gather along the output width.
-				xvTyp = tensorTypeOf(dims, acc)
-				xv = fe.gatherConv(xname, xtyp, acc, dims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
-				xWide = true
-			} else {
-				xv = fe.gatherZero(xname, xtyp, xt.Elem, elem, dims, axes)
-			}
+			var gElem string
+			xv, gElem, xWide = fe.gatherProductX(xname, xtyp, xt.Elem, elem, acc, accElem, dims, axes)
+			xvTyp = tensorTypeOf(dims, gElem)
 		}
 		P := OH * OW
 		w2t := tensorTypeOf([]int64{M, C}, elem)

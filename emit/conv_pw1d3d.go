@@ -134,12 +134,7 @@ func (fe *funcEmitter) convPWProduct(op *niro.Conv, rt, xt, wt niro.TensorType, 
 		for j := 0; j < S; j++ {
 			axes = append(axes, convAxis{terms: []convTerm{{2 + S + j, op.Strides[j]}, {2 + j, op.Dilations[j]}}, off: op.Pads[j], size: xt.Dims[2+j]})
 		}
-		if isHalf(xt.Elem) {
-			xv = fe.gatherConv(name(op.X), fe.typ(op.X), acc, dims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
-			xElem, xWide = acc, true
-		} else {
-			xv = fe.gatherZero(name(op.X), fe.typ(op.X), xt.Elem, elem, dims, axes)
-		}
+		xv, xElem, xWide = fe.gatherProductX(name(op.X), fe.typ(op.X), xt.Elem, elem, acc, accElem, dims, axes)
 		for _, k := range wt.Dims[2:] {
 			C *= k
 		}
@@ -153,14 +148,9 @@ func (fe *funcEmitter) convPWProduct(op *niro.Conv, rt, xt, wt niro.TensorType, 
 		for j := 0; j < S; j++ {
 			axes = append(axes, convAxis{terms: []convTerm{{2 + j, op.Strides[j]}}, off: op.Pads[j], size: xt.Dims[2+j]})
 		}
-		if isHalf(xt.Elem) {
-			// Widened to f32 (exact), as conv_nhwc.go's 1×1 product.
-			xv = fe.gatherConv(name(op.X), fe.typ(op.X), acc, dims, axes, fe.scalarConst(accElem, 0), func(e string) string { return fe.widen(xt.Elem, e) })
-			xvTyp, xElem, xWide = tensorTypeOf(dims, acc), acc, true
-		} else {
-			xv = fe.gatherZero(name(op.X), fe.typ(op.X), xt.Elem, elem, dims, axes)
-			xvTyp = tensorTypeOf(dims, elem)
-		}
+		// 16-bit floats widened to f32, as conv_nhwc.go's 1×1 product.
+		xv, xElem, xWide = fe.gatherProductX(name(op.X), fe.typ(op.X), xt.Elem, elem, acc, accElem, dims, axes)
+		xvTyp = tensorTypeOf(dims, xElem)
 	}
 	x3t := tensorTypeOf([]int64{N, C, P}, xElem)
 	if S == 3 && !window {
