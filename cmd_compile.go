@@ -49,6 +49,7 @@ func (env *Env) emitNamed(path string, flags ShapeFlags, name string, opts emit.
 	if err != nil {
 		return nil, err
 	}
+	env.reportWarningsTo(mf)
 	var m *niro.Module
 	if err := env.timed("import "+path, func() (err error) { m, err = mf.moduleOnce(); return err }); err != nil {
 		return nil, err

@@ -44,6 +44,7 @@ func (c *RunCmd) runInterp(env *Env) error {
 	if err != nil {
 		return err
 	}
+	env.reportWarningsTo(mf)
 	defer mf.close()
 	m, inputs, err := mf.forInputs(given)
 	if err != nil {
@@ -72,6 +73,7 @@ func (c *TestCmd) testInterp(env *Env) error {
 	if err != nil {
 		return err
 	}
+	env.reportWarningsTo(mf)
 	defer mf.close()
 	failed := 0
 	for _, dir := range c.Data {

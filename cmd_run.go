@@ -81,6 +81,7 @@ func (env *Env) startHost(ctx context.Context, file string, flags ShapeFlags, pf
 	if err != nil {
 		return nil, err
 	}
+	env.reportWarningsTo(mf)
 	tc, err := env.findTools(ctx)
 	if err != nil {
 		mf.close()

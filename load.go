@@ -114,6 +114,32 @@ type modelFile struct {
 	// nodes is the main graph's node count, taken before moduleOnce
 	// released the nodes.
 	nodes int
+	// warn, when set, is given each warning of the importer
+	// (importer.Model.Warnings) once, however many modules are made.
+	warn   func(string)
+	warned map[string]bool
+}
+
+// reportWarnings hands the importer's warnings not reported yet to warn.
+func (mf *modelFile) reportWarnings() {
+	if mf.warn == nil || mf.onnx == nil {
+		return
+	}
+	for _, w := range mf.onnx.Warnings() {
+		if !mf.warned[w] {
+			if mf.warned == nil {
+				mf.warned = map[string]bool{}
+			}
+			mf.warned[w] = true
+			mf.warn(w)
+		}
+	}
+}
+
+// reportWarningsTo makes mf print the importer's warnings with the
+// progress lines (-v): "niro: warning: model.onnx: ...".
+func (env *Env) reportWarningsTo(mf *modelFile) {
+	mf.warn = func(w string) { env.progressf("warning: %s: %s", mf.path, w) }
 }
 
 // boundKey describes the values and layouts a module is specialized to.
@@ -287,6 +313,7 @@ func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]b
 		maps.Copy(opts.Shapes, shapes)
 	}
 	m, err := importer.Convert(mf.onnx, opts)
+	mf.reportWarnings()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
@@ -312,6 +339,7 @@ func (mf *modelFile) moduleOnce() (*niro.Module, error) {
 		limitToLoaded()
 	}
 	m, err := importer.ConvertReleasing(mf.onnx, mf.opts)
+	mf.reportWarnings()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}

@@ -20,10 +20,11 @@ func (ld *loader) loadModel(mp *onnxpb.ModelProto) error {
 	for _, kv := range mp.GetMetadataProps() {
 		m.Metadata = append(m.Metadata, KeyValue{kv.GetKey(), kv.GetValue()})
 	}
-	opsets, err := readOpsets(mp.GetOpsetImport())
+	opsets, warns, err := readOpsets(mp.GetOpsetImport())
 	if err != nil {
 		return err
 	}
+	m.loadWarnings = append(m.loadWarnings, warns...)
 	if len(opsets) == 0 && m.IRVersion < 3 {
 		// Before IR version 3 models had no opset_import and used the
 		// first version of the default operator set.
@@ -61,20 +62,51 @@ func (ld *loader) loadModel(mp *onnxpb.ModelProto) error {
 	return nil
 }
 
-// readOpsets converts opset_import entries, rejecting contradictions.
-func readOpsets(list []*onnxpb.OperatorSetIdProto) (Opsets, error) {
+// readOpsets converts opset_import entries. A domain listed twice with
+// different versions takes the highest; version 0 means the default
+// (defaultOpset). Both are tolerated with a warning, as ONNX Runtime
+// tolerates them; a negative version is an error.
+func readOpsets(list []*onnxpb.OperatorSetIdProto) (Opsets, []string, error) {
 	out := Opsets{}
+	var warns, order []string
 	for _, o := range list {
-		d := normDomain(o.GetDomain())
-		if o.GetVersion() < 1 {
-			return nil, fmt.Errorf("opset_import of %s has invalid version %d", displayDomain(d), o.GetVersion())
+		d, v := normDomain(o.GetDomain()), o.GetVersion()
+		if v < 0 {
+			return nil, nil, fmt.Errorf("opset_import of %s has invalid version %d", displayDomain(d), v)
 		}
-		if v, dup := out[d]; dup && v != o.GetVersion() {
-			return nil, fmt.Errorf("opset_import lists %s twice (versions %d and %d)", displayDomain(d), v, o.GetVersion())
+		old, dup := out[d]
+		if !dup {
+			order = append(order, d)
+		} else if old != v {
+			warns = append(warns, fmt.Sprintf("opset_import lists %s twice (versions %d and %d); using %d", displayDomain(d), old, v, max(old, v)))
+			v = max(old, v)
 		}
-		out[d] = o.GetVersion()
+		out[d] = v
 	}
-	return out, nil
+	for _, d := range order {
+		if out[d] == 0 {
+			out[d] = defaultOpset(d)
+			warns = append(warns, fmt.Sprintf("opset_import of %s has version 0; using the default, %d", displayDomain(d), out[d]))
+		}
+	}
+	return out, warns, nil
+}
+
+// defaultOpset is the version an opset_import entry of version 0 stands
+// for: the newest version of the domain niro knows, newestOpset for
+// ai.onnx and, for another domain, the newest version at which niro
+// registers one of its ops (1 where it registers none).
+func defaultOpset(domain string) int64 {
+	if domain == "" {
+		return newestOpset
+	}
+	v := int64(1)
+	for key, specs := range registry {
+		if strings.HasPrefix(key, domain+".") && !strings.Contains(key[len(domain)+1:], ".") {
+			v = max(v, specs[len(specs)-1].Since)
+		}
+	}
+	return v
 }
 
 // graphSpec is what loadGraph needs from a GraphProto or a FunctionProto.
@@ -162,9 +194,12 @@ func (ld *loader) loadFunction(fp *onnxpb.FunctionProto) (*Function, error) {
 	if fp.GetName() == "" {
 		return nil, errors.New("function has no name")
 	}
-	opsets, err := readOpsets(fp.GetOpsetImport())
+	opsets, warns, err := readOpsets(fp.GetOpsetImport())
 	if err != nil {
 		return nil, err
+	}
+	for _, w := range warns {
+		ld.model.loadWarnings = append(ld.model.loadWarnings, fmt.Sprintf("function %s: %s", fp.GetName(), w))
 	}
 	f := &Function{
 		Domain:     normDomain(fp.GetDomain()),

@@ -189,8 +189,10 @@ func flatOutputNames(name string, it item) []string {
 
 // checkItem checks a value against a declared type: a tensor against a
 // tensor type, a composite against a sequence or optional type of the
-// same kind, and each element against the element type.
-func (c *converter) checkItem(declared *Type, it item, what string) error {
+// same kind, and each element against the element type. A tensor's shape
+// is a hint (hints.go): one that differs is a warning, "who: what declared
+// ...", who naming the node ("" for a graph output).
+func (c *converter) checkItem(declared *Type, it item, who, what string) error {
 	if declared == nil {
 		return nil
 	}
@@ -198,7 +200,7 @@ func (c *converter) checkItem(declared *Type, it item, what string) error {
 		if declared.Kind != TensorKind {
 			return fmt.Errorf("%s is declared as %s but is a tensor", what, declared)
 		}
-		return checkDeclared(c, declared, it.t.Type, what)
+		return checkDeclared(c, declared, it.t.Type, who, what)
 	}
 	if declared.Kind != it.c.kind {
 		// ONNX lets an optional hold what a sequence does and a Loop carry
@@ -208,12 +210,12 @@ func (c *converter) checkItem(declared *Type, it item, what string) error {
 			return fmt.Errorf("%s is declared as %s but is %s", what, declared, it.c.what())
 		}
 		if declared.Kind == OptionalKind && declared.Inner != nil {
-			return c.checkItem(declared.Inner, it, what)
+			return c.checkItem(declared.Inner, it, who, what)
 		}
 		return nil
 	}
 	for i, e := range it.c.elems {
-		if err := c.checkElem(declared.Inner, e, fmt.Sprintf("%s element %d", what, i)); err != nil {
+		if err := c.checkElem(declared.Inner, e, who, fmt.Sprintf("%s element %d", what, i)); err != nil {
 			return err
 		}
 	}
@@ -224,12 +226,12 @@ func (c *converter) checkItem(declared *Type, it item, what string) error {
 // type: its kind and element type only, since the shapes exporters declare
 // for a sequence's elements are often those of one element (or of the
 // first iteration of a loop), where the elements differ.
-func (c *converter) checkElem(declared *Type, it item, what string) error {
+func (c *converter) checkElem(declared *Type, it item, who, what string) error {
 	if declared == nil {
 		return nil
 	}
 	if it.c != nil {
-		return c.checkItem(declared, it, what)
+		return c.checkItem(declared, it, who, what)
 	}
 	if declared.Kind != TensorKind {
 		return fmt.Errorf("%s is declared as %s but is a tensor", what, declared)

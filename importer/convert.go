@@ -36,6 +36,11 @@ type converter struct {
 	release bool
 	// scalarTypes holds the shared types of rank-0 constants (knownType).
 	scalarTypes map[scalarKey]niro.Type
+	// warnings lists the declared types overridden so far (hints.go);
+	// warned holds the same lines, hinted the declarations overridden.
+	warnings []string
+	warned   map[string]bool
+	hinted   map[*Type]bool
 }
 
 // scope maps the values of one graph (and, through parent, of the graphs
@@ -110,6 +115,7 @@ func convert(m *Model, opts Options, release bool) (*niro.Module, error) {
 	if m == nil || m.Graph == nil {
 		return nil, errors.New("model has no graph")
 	}
+	m.convWarnings = nil
 	if m.released {
 		return nil, errors.New("the model's graph was released by an earlier conversion (ConvertReleasing) and cannot be converted again")
 	}
@@ -127,7 +133,9 @@ func convert(m *Model, opts Options, release bool) (*niro.Module, error) {
 		active:  map[*Function]bool{},
 		known:   map[niro.ValueID]*known{},
 	}
-	if err := c.convertMain(); err != nil {
+	err := c.convertMain()
+	m.convWarnings = c.warnings
+	if err != nil {
 		return nil, err
 	}
 	c.prune()
@@ -282,8 +290,12 @@ func (c *converter) convertMain() error {
 	var outs []niro.Value
 	for i, it := range items {
 		name := g.Outputs[i].Name
-		if err := c.checkItem(g.OutputTypes[i], it, fmt.Sprintf("graph output %q", name)); err != nil {
-			return err
+		// A declaration the value's node was checked against (a graph
+		// output with no value_info) and overrode is not reported twice.
+		if decl := g.OutputTypes[i]; !c.hinted[decl] {
+			if err := c.checkItem(decl, it, "", fmt.Sprintf("graph output %q", name)); err != nil {
+				return err
+			}
 		}
 		// A sequence or optional output is flattened as inputs are.
 		vals := it.flatten(nil)
@@ -519,9 +531,9 @@ func (c *converter) tensorType(t *Type, what string) (niro.TensorType, error) {
 }
 
 // checkDeclared checks that an inferred type agrees with a declared ONNX
-// type (nil when none): same element type, and same rank and static
-// extents where both are known.
-func checkDeclared(c *converter, declared *Type, got niro.Type, what string) error {
+// type (nil when none): the same element type, else an error; the same
+// rank and static extents where both are known, else a warning (hint).
+func checkDeclared(c *converter, declared *Type, got niro.Type, who, what string) error {
 	if declared == nil {
 		return nil
 	}
@@ -536,9 +548,11 @@ func checkDeclared(c *converter, declared *Type, got niro.Type, what string) err
 	if dt.Elem != niro.InvalidScalar && dt.Elem != gt.Elem {
 		return fmt.Errorf("%s is declared with element type %s, but its value has %s", what, dataTypeName(declared.Elem), dataTypeName(dataTypeOf(gt.Elem)))
 	}
-	if _, err := refine(gt, dt); err != nil {
-		return fmt.Errorf("%s is declared as %s, but its value has type %s: %v", what, declared, gt, err)
+	where := what
+	if who != "" {
+		where = who + ": " + what
 	}
+	c.hint(where, declared, dt, gt)
 	return nil
 }
 

@@ -75,6 +75,10 @@ type Summary struct {
 	// Unknown counts, by name, the UnknownOps left in the Niro module:
 	// the nodes niro cannot compile yet.
 	Unknown []OpCount `json:"not_compilable"`
+	// Warnings lists what the importer tolerated ([Model.Warnings]): the
+	// declared types it overrode with the inferred ones, the opset_import
+	// entries it reconciled.
+	Warnings []string `json:"warnings"`
 }
 
 // Port is a graph input or output.
@@ -100,6 +104,7 @@ func Summarize(m *Model, mod *niro.Module) *Summary {
 		Producer:  strings.TrimSpace(m.ProducerName + " " + m.ProducerVersion),
 		Opsets:    m.Opsets.String(),
 		Graph:     m.Graph.Name,
+		Warnings:  m.Warnings(),
 	}
 	for _, f := range m.Functions {
 		s.Functions = append(s.Functions, f.String())
@@ -277,6 +282,14 @@ func (s *Summary) String() string {
 			parts = append(parts, fmt.Sprintf("%s ×%d", o.Op, o.Count))
 		}
 		line("not compilable yet", "%s", strings.Join(parts, ", "))
+	}
+	if len(s.Warnings) == 0 {
+		line("warnings", "none")
+	} else {
+		line("warnings", "%d", len(s.Warnings))
+		for _, w := range s.Warnings {
+			fmt.Fprintf(&sb, "  %s\n", w)
+		}
 	}
 	return sb.String()
 }

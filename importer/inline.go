@@ -70,7 +70,7 @@ func (c *converter) inline(nc *nodeCtx, fn *Function) error {
 		if !ok {
 			return nc.errorf("function %s output %q has no value", fn, body.Outputs[i].Name)
 		}
-		if err := c.checkItem(out.Type, it, fmt.Sprintf("value %q", out.Name)); err != nil {
+		if err := c.checkItem(out.Type, it, nc.hintRef(), fmt.Sprintf("value %q", out.Name)); err != nil {
 			return nc.errorf("%w", err)
 		}
 		nc.sc.bind(out, it)

@@ -391,6 +391,7 @@ nodes:        2
   onnx.Add                 1
   onnx.Relu                1
 not compilable yet: none
+warnings:     none
 `
 	if diff := cmp.Diff(want, sum.String()); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)

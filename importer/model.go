@@ -40,6 +40,10 @@ type Model struct {
 	funcs map[funcKey]*Function
 	// released is set once ConvertReleasing has taken the graph apart.
 	released bool
+	// loadWarnings and convWarnings are what Warnings returns: from
+	// loading, and from the last conversion.
+	loadWarnings []string
+	convWarnings []string
 }
 
 // KeyValue is one metadata_props entry.

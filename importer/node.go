@@ -96,7 +96,7 @@ func (nc *nodeCtx) declared(i int) (niro.TensorType, bool, error) {
 }
 
 // resultType combines an inferred result type with output i's declared
-// type.
+// type, a hint (hints.go): only an element type that differs is an error.
 func (nc *nodeCtx) resultType(i int, inferred niro.TensorType) (niro.TensorType, error) {
 	d, ok, err := nc.declared(i)
 	if err != nil {
@@ -109,11 +109,7 @@ func (nc *nodeCtx) resultType(i int, inferred niro.TensorType) (niro.TensorType,
 	if d.Elem != niro.InvalidScalar && d.Elem != inferred.Elem {
 		return inferred, nc.errorf("output %q is declared with element type %s, but the op produces %s", name, d.Elem, inferred.Elem)
 	}
-	t, err := refine(inferred, d)
-	if err != nil {
-		return inferred, nc.errorf("output %q is declared as %s, but the op produces %s: %v", name, nc.n.Outputs[i].Type, inferred, err)
-	}
-	return t, nil
+	return nc.c.hint(nc.outputWhere(i), nc.n.Outputs[i].Type, d, inferred), nil
 }
 
 // tensorOf returns the tensor type of a value.

@@ -114,7 +114,7 @@ func (nc *nodeCtx) setItem(i int, it item) error {
 		return nil
 	}
 	out := nc.n.Outputs[i]
-	if err := nc.c.checkItem(out.Type, it, fmt.Sprintf("output %q", out.Name)); err != nil {
+	if err := nc.c.checkItem(out.Type, it, nc.hintRef(), fmt.Sprintf("output %q", out.Name)); err != nil {
 		return nc.errorf("%w", err)
 	}
 	nc.sc.bind(out, it)

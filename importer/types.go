@@ -191,8 +191,9 @@ func (t *Type) String() string {
 	}
 }
 
-// typeFromProto converts a TypeProto. It rejects negative dimensions and
-// types with no variant set.
+// typeFromProto converts a TypeProto; it returns nil for a type with no
+// variant set. A negative dim_value is an unknown dimension, as ONNX
+// Runtime reads it (exporters write -1 for a dynamic one).
 func typeFromProto(tp *onnxpb.TypeProto, depth int) (*Type, error) {
 	if depth > maxNesting {
 		return nil, fmt.Errorf("type nested more than %d levels", maxNesting)
@@ -248,10 +249,7 @@ func tensorTypeFromProto(kind TypeKind, elem int32, shape *onnxpb.TensorShapePro
 	for i, d := range shape.GetDim() {
 		switch v := d.GetValue().(type) {
 		case *onnxpb.TensorShapeProto_Dimension_DimValue:
-			if v.DimValue < 0 {
-				return nil, fmt.Errorf("dimension %d is negative (%d)", i, v.DimValue)
-			}
-			t.Dims[i] = Dim{Value: v.DimValue}
+			t.Dims[i] = Dim{Value: max(v.DimValue, -1)}
 		case *onnxpb.TensorShapeProto_Dimension_DimParam:
 			t.Dims[i] = Dim{Value: -1, Param: v.DimParam}
 		default:

@@ -230,11 +230,7 @@ func (nc *nodeCtx) unknownResultType(i int) (niro.TensorType, error) {
 	if d.Elem != niro.InvalidScalar && d.Elem != inferred.Elem {
 		return niro.TensorType{}, nc.errorf("output %q is declared with element type %s, but the op produces %s", nc.n.Outputs[i].Name, d.Elem, inferred.Elem)
 	}
-	t, err := refine(inferred, d)
-	if err != nil {
-		return niro.TensorType{}, nc.errorf("output %q is declared as %s, but the op produces %s: %v", nc.n.Outputs[i].Name, nc.n.Outputs[i].Type, inferred, err)
-	}
-	return t, nil
+	return nc.c.hint(nc.outputWhere(i), nc.n.Outputs[i].Type, d, inferred), nil
 }
 
 // knownResultShape returns the full type of result i for the few unknown
