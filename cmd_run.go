@@ -123,7 +123,9 @@ func (h *hostRun) prepare(given []namedTensor) (*hostModel, []tensorio.Tensor, e
 // makes random inputs for it from seed.
 func (h *hostRun) prepareRandom(seed uint64) (*hostModel, []tensorio.Tensor, error) {
 	var m *niro.Module
-	if err := h.env.timed("import "+h.mf.path, func() (err error) { m, err = h.mf.module(nil); return err }); err != nil {
+	err := h.env.timed("import "+h.mf.path, func() (err error) { m, err = h.mf.module(nil); return err })
+	h.mf.reportWarnings()
+	if err != nil {
 		return nil, nil, err
 	}
 	hm, err := h.build(m, "")

@@ -280,6 +280,7 @@ func paramName(p emit.Param, i int, kind string) string {
 // dimensions compiles for the shapes it runs on, and the inputs in entry
 // order. Shapes fixed by --dim or --shape are left as they are.
 func (mf *modelFile) forInputs(given []namedTensor) (*niro.Module, []tensorio.Tensor, error) {
+	defer mf.reportWarnings()
 	given, layouts, err := mf.expandComposites(given)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", mf.path, err)

@@ -115,12 +115,15 @@ type modelFile struct {
 	// released the nodes.
 	nodes int
 	// warn, when set, is given each warning of the importer
-	// (importer.Model.Warnings) once, however many modules are made.
+	// (importer.Model.Warnings) about the module a command uses, once
+	// however many modules are made (reportWarnings).
 	warn   func(string)
 	warned map[string]bool
 }
 
-// reportWarnings hands the importer's warnings not reported yet to warn.
+// reportWarnings hands the warnings of the last module made (the one the
+// command uses: forInputs may make several on its way), those not
+// reported yet, to warn.
 func (mf *modelFile) reportWarnings() {
 	if mf.warn == nil || mf.onnx == nil {
 		return
@@ -313,7 +316,6 @@ func (mf *modelFile) moduleWith(shapes map[string][]int64, values map[string][]b
 		maps.Copy(opts.Shapes, shapes)
 	}
 	m, err := importer.Convert(mf.onnx, opts)
-	mf.reportWarnings()
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", mf.path, err)
 	}
