@@ -47,9 +47,12 @@ func (c *ImportCmd) Run(env *Env) error {
 		}
 		return writeOutput(env, c.Output, []byte(s.String()))
 	}
-	m, _, err := importer.Import(c.Model, opts)
+	m, s, err := importer.Import(c.Model, opts)
 	if err != nil {
 		return err
+	}
+	for _, w := range s.Warnings {
+		env.progressf("warning: %s: %s", c.Model, w)
 	}
 	return writeOutput(env, c.Output, []byte(m.String()))
 }
