@@ -226,6 +226,15 @@ func (nc *nodeCtx) op(op niro.Op) niro.Value {
 	}
 	ts, err := niro.InferResults(op)
 	if err != nil {
+		// An operand of unknown rank is an instance niro cannot
+		// compile (the node stays an UnknownOp typed by its rank
+		// rule, ops_rank.go), not a bad model.
+		for _, v := range op.Operands() {
+			if t, ok := v.Type.(niro.TensorType); ok && t.Unranked {
+				nc.notYet("input %s has an unknown rank", v)
+				return niro.Value{Type: niro.UnrankedTensor(niro.F32)}
+			}
+		}
 		nc.fail("%v", err)
 		return niro.Value{Type: niro.UnrankedTensor(niro.F32)}
 	}
