@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/niro-dev/niro/interp"
@@ -179,4 +180,33 @@ func TestOldOpsetRanks(t *testing.T) {
 // takes.
 func i64c(name string, vals ...int64) *onnxpb.NodeProto {
 	return node("Constant", nil, []string{name}, attrTensor("value", int64s(name, []int64{int64(len(vals))}, vals...)))
+}
+
+// TestCastStringTo imports Cast before opset 6, whose to attribute is a
+// string naming the type.
+func TestCastStringTo(t *testing.T) {
+	for _, c := range []struct {
+		to, want string
+	}{{"FLOAT", "tensor<2xf32>"}, {"int32", "tensor<2xi32>"}, {"DOUBLE", "tensor<2xf64>"}} {
+		m := model(5, graph("g",
+			[]*onnxpb.NodeProto{node("Cast", []string{"x"}, []string{"y"}, attrString("to", c.to))},
+			[]*onnxpb.ValueInfoProto{vi("x", dtInt64, 2)},
+			[]*onnxpb.ValueInfoProto{viUnranked("y", dtUndefined)}))
+		m.Graph.Output[0].Type = nil
+		mod := mustImport(t, m, Options{})
+		if got := mod.Entry().Type.Outputs[0].String(); got != c.want {
+			t.Errorf("to = %q: result %s, want %s", c.to, got, c.want)
+		}
+		if _, ok := entryOps(mod)[0].(*niro.Cast); !ok {
+			t.Errorf("to = %q: not a cast:\n%s", c.to, mod)
+		}
+	}
+	m := model(5, graph("g",
+		[]*onnxpb.NodeProto{node("Cast", []string{"x"}, []string{"y"}, attrString("to", "QUATERNION"))},
+		[]*onnxpb.ValueInfoProto{vi("x", dtInt64, 2)},
+		[]*onnxpb.ValueInfoProto{vi("y", dtFloat, 2)}))
+	m.Graph.Output[0].Type = nil
+	if _, err := importModel(t, m, Options{}); err == nil || !strings.Contains(err.Error(), "undefined") {
+		t.Errorf("to = QUATERNION: error %v, want one naming the undefined type", err)
+	}
 }

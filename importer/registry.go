@@ -169,7 +169,7 @@ func (nc *nodeCtx) typesSupported(float8 bool) bool {
 		}
 	}
 	if a := nc.attr("to"); a != nil && nc.n.OpType == "Cast" {
-		if s, known := ScalarType(DataType(a.Int)); !known || !ok(s) {
+		if s, known := ScalarType(attrDataType(a)); !known || !ok(s) {
 			return false
 		}
 	}
