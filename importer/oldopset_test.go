@@ -151,6 +151,9 @@ func TestOldOpsetRanks(t *testing.T) {
 			node("Gather", []string{"s", "z"}, []string{"n"}, attrInt("axis", 0)),
 			node("Squeeze", []string{"n"}, []string{"n0"}, attrInts("axes", 0)),
 			node("Range", []string{"n0", "n0", "n0"}, []string{"r"}), node("Cast", []string{"r"}, []string{"y"}, attrInt("to", int64(dtFloat)))}, 1},
+		{"Flatten", 9, []*onnxpb.NodeProto{node("Flatten", []string{"x"}, []string{"y"}, attrInt("axis", 2))}, 2},
+		{"AveragePool", 7, []*onnxpb.NodeProto{node("AveragePool", []string{"x"}, []string{"y"}, attrInts("kernel_shape", 2, 2))}, 4},
+		{"GlobalMaxPool", 1, []*onnxpb.NodeProto{node("GlobalMaxPool", []string{"x"}, []string{"y"})}, 4},
 		{"Cast chain", 9, []*onnxpb.NodeProto{node("Shape", []string{"x"}, []string{"s"}),
 			node("Cast", []string{"s"}, []string{"y"}, attrInt("to", int64(dtFloat)))}, 1},
 	}

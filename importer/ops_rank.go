@@ -1,6 +1,10 @@
 package importer
 
-import "github.com/niro-dev/niro/niro"
+import (
+	"strings"
+
+	"github.com/niro-dev/niro/niro"
+)
 
 // Ranks of the nodes that stay UnknownOps. A node niro cannot compile in
 // this instance (a shape known only at run time, an operand of unknown
@@ -247,6 +251,50 @@ func (nc *nodeCtx) inferredDims(i int) ([]int64, bool) {
 		out := append([]int64(nil), x...)
 		out[a] = nc.splitExtent(i, x[a])
 		return out, true
+	case "Flatten":
+		if !xok {
+			return nil, false
+		}
+		a := nc.attrInt("axis", 1)
+		if a < 0 {
+			a += int64(r)
+		}
+		if a < 0 || a > int64(r) {
+			return nil, false
+		}
+		return []int64{extentProduct(x[:a]), extentProduct(x[a:])}, true
+	case "Conv", "ConvTranspose", "ConvInteger", "QLinearConv", "AveragePool", "MaxPool", "LpPool",
+		"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "DeformConv", "MaxUnpool":
+		if !xok || r < 2 {
+			return nil, false
+		}
+		out := dynamic(r)
+		out[0] = x[0]
+		switch nc.n.OpType {
+		case "AveragePool", "MaxPool", "LpPool", "GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool", "MaxUnpool":
+			out[1] = x[1]
+		case "Conv", "ConvInteger", "DeformConv":
+			if w, ok := ranked(1); ok && len(w) == r {
+				out[1] = w[0]
+			}
+		case "QLinearConv":
+			if w, ok := ranked(3); ok && len(w) == r {
+				out[1] = w[0]
+			}
+		}
+		if strings.HasPrefix(nc.n.OpType, "Global") {
+			for k := 2; k < r; k++ {
+				out[k] = 1
+			}
+		}
+		return out, true
+	case "RandomUniformLike", "RandomNormalLike", "BernoulliLike":
+		if !xok {
+			return nil, false
+		}
+		return append([]int64(nil), x...), true
+	case "Loop", "Scan":
+		return nc.loopResultDims(i)
 	case "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL1", "ReduceL2",
 		"ReduceLogSum", "ReduceLogSumExp", "ReduceSumSquare", "ArgMax", "ArgMin":
 		if !xok {
@@ -426,4 +474,57 @@ func (nc *nodeCtx) splitExtent(i int, d int64) int64 {
 	}
 	part := (d + n - 1) / n
 	return max(0, min(part, d-int64(i)*part))
+}
+
+// loopResultDims types result i of a Loop or Scan kept as an UnknownOp
+// from its body's yields: a carried value or state has the rank its body
+// yields, a scan output one more (the iterations), all extents dynamic.
+func (nc *nodeCtx) loopResultDims(i int) ([]int64, bool) {
+	if len(nc.yields) != 1 {
+		return nil, false
+	}
+	ys := nc.yields[0]
+	var nState, first int
+	if nc.n.OpType == "Loop" {
+		first = 1 // the condition
+		nState = len(nc.args) - 2
+	} else {
+		m := int(nc.attrInt("num_scan_inputs", 0))
+		nState = len(nc.args) - m
+		if nc.opset < 9 {
+			nState-- // sequence_lens
+		}
+	}
+	j := first + i
+	if nState < 0 || j >= len(ys) {
+		return nil, false
+	}
+	t := tensorOf(ys[j])
+	if t.Unranked {
+		return nil, false
+	}
+	r := t.Rank()
+	if i >= nState {
+		r++
+	}
+	if nc.n.OpType == "Scan" && nc.opset < 9 {
+		r++ // the batch axis
+	}
+	out := make([]int64, r)
+	for k := range out {
+		out[k] = niro.Dynamic
+	}
+	return out, true
+}
+
+// extentProduct multiplies extents, dynamic when one is.
+func extentProduct(dims []int64) int64 {
+	p := int64(1)
+	for _, d := range dims {
+		if d < 0 {
+			return niro.Dynamic
+		}
+		p *= d
+	}
+	return p
 }
