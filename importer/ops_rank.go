@@ -342,8 +342,32 @@ func (nc *nodeCtx) sameRankDims(x []int64) []int64 {
 			known = true
 		}
 	case "Pad":
+		pads, ok := nc.attrInts("pads")
+		if nc.opset >= 11 {
+			pads, ok = nc.knownInts(1)
+		}
 		if nc.opset >= 18 && nc.has(3) {
 			axes, known = nc.knownInts(3)
+		} else if ok && len(pads) == 2*len(x) {
+			for k := range x {
+				axes = append(axes, int64(k))
+			}
+			known = true
+		}
+		if known && ok && len(pads) == 2*len(axes) {
+			// Padded extents are static where the input's are.
+			copy(out, x)
+			for j, a := range axes {
+				if a < 0 {
+					a += int64(len(x))
+				}
+				if a >= 0 && a < int64(len(x)) && x[a] >= 0 {
+					out[a] = x[a] + pads[j] + pads[j+len(axes)]
+				} else if a >= 0 && a < int64(len(x)) {
+					out[a] = niro.Dynamic
+				}
+			}
+			return out
 		}
 	}
 	if !known {
