@@ -66,6 +66,11 @@ func gatherElementsConv(nc *nodeCtx) error {
 func (nc *nodeCtx) checkTuples(x, ind niro.Value, first int) {
 	k, ok := nc.knownOf(ind)
 	it, xt := tensorOf(ind), tensorOf(x)
+	if !it.Unranked && it.Rank() > 0 && it.Dims[it.Rank()-1] < 0 {
+		// The tuple length fixes the result's rank: niro needs it.
+		nc.notYet("the last extent of indices %s (the index tuples' length) must be static", it)
+		return
+	}
 	if !ok || it.Unranked || xt.Unranked || it.Rank() == 0 {
 		return
 	}

@@ -79,7 +79,11 @@ func (nc *nodeCtx) perChannel(p niro.Value, ones int) niro.Value {
 	if pt.HasStaticShape() && pt.NumElements() == 1 {
 		return nc.rank0(p)
 	}
-	if pt.Rank() != 1 || !pt.HasStaticShape() {
+	if pt.Rank() == 1 && !pt.HasStaticShape() {
+		nc.notYet("a per-channel parameter of dynamic extent %s is not compiled", pt)
+		return p
+	}
+	if pt.Rank() != 1 {
 		nc.fail("a per-channel parameter must be a scalar or 1-D, is %s", pt)
 		return p
 	}

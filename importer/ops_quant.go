@@ -61,6 +61,9 @@ func quantizeLinear(nc *nodeCtx) error {
 		return nil
 	}
 	x, ps, restore := nc.quantParams()
+	if nc.err != nil {
+		return nc.err // a parameter of dynamic shape, say
+	}
 	scale := ps[0]
 	if !elem(scale).IsFloat() {
 		return nc.errorf("the scale must have float elements, has %s", elem(scale))
@@ -105,6 +108,9 @@ func quantizeLinear(nc *nodeCtx) error {
 // output type (output_dtype, else the scale's type).
 func dequantizeLinear(nc *nodeCtx) error {
 	x, ps, restore := nc.quantParams()
+	if nc.err != nil {
+		return nc.err // a parameter of dynamic shape, say
+	}
 	scale := ps[0]
 	e := elem(x)
 	if !niro.IsCastOnly(e) && (!e.IsInt() || e.Bits() > 32) {

@@ -89,8 +89,12 @@ func reduceConv(r reduceRecipe, axesInput bool) func(nc *nodeCtx) error {
 		count := int64(1)
 		xt := tensorOf(x)
 		for _, a := range list {
-			if !xt.Unranked {
-				count *= xt.Dims[a]
+			if !xt.Unranked && count >= 0 {
+				if d := xt.Dims[a]; d < 0 {
+					count = niro.Dynamic
+				} else {
+					count *= d
+				}
 			}
 		}
 		y := x
@@ -100,7 +104,8 @@ func reduceConv(r reduceRecipe, axesInput bool) func(nc *nodeCtx) error {
 		y = nc.op(&niro.Reduce{Kind: r.kind, Axes: list, KeepDims: nc.attrInt("keepdims", 1) != 0, X: y})
 		if r.post != nil {
 			if count < 0 {
-				return nc.errorf("%s needs static extents along the reduced axes", nc.n.OpType)
+				nc.notYet("%s needs static extents along the reduced axes", nc.n.OpType)
+				return nc.err
 			}
 			y = r.post(nc, y, count)
 		}

@@ -169,7 +169,7 @@ func (nc *nodeCtx) typesSupported(float8 bool) bool {
 		}
 	}
 	if a := nc.attr("to"); a != nil && nc.n.OpType == "Cast" {
-		if s, known := ScalarType(DataType(a.Int)); !known || !ok(s) {
+		if s, known := ScalarType(attrDataType(a)); !known || !ok(s) {
 			return false
 		}
 	}
@@ -226,6 +226,15 @@ func (nc *nodeCtx) op(op niro.Op) niro.Value {
 	}
 	ts, err := niro.InferResults(op)
 	if err != nil {
+		// An operand of unknown rank is an instance niro cannot
+		// compile (the node stays an UnknownOp typed by its rank
+		// rule, ops_rank.go), not a bad model.
+		for _, v := range op.Operands() {
+			if t, ok := v.Type.(niro.TensorType); ok && t.Unranked {
+				nc.notYet("input %s has an unknown rank", v)
+				return niro.Value{Type: niro.UnrankedTensor(niro.F32)}
+			}
+		}
 		nc.fail("%v", err)
 		return niro.Value{Type: niro.UnrankedTensor(niro.F32)}
 	}

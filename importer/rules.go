@@ -3,8 +3,10 @@ package importer
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 
 	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/onnxpb"
 )
 
 // boolResultOps produce bool tensors.
@@ -150,12 +152,26 @@ func (nc *nodeCtx) dtypeAttr(name string, def niro.ScalarType) (niro.ScalarType,
 		}
 		return def, nil
 	}
-	dt := DataType(a.Int)
+	dt := attrDataType(a)
 	s, ok := ScalarType(dt)
 	if !ok {
 		return niro.InvalidScalar, nc.errorf("attribute %s = %s names an element type niro does not support", name, dataTypeName(dt))
 	}
 	return s, nil
+}
+
+// attrDataType reads an element-type attribute: an INT holding the
+// TensorProto data type, or, as Cast takes it before opset 6, a STRING
+// naming it ("FLOAT", "INT64"; undefined for other names).
+func attrDataType(a *Attr) DataType {
+	if a.Type != onnxpb.AttributeProto_STRING {
+		return DataType(a.Int)
+	}
+	v, ok := onnxpb.TensorProto_DataType_value[strings.ToUpper(string(a.String))]
+	if !ok {
+		return dtUndefined
+	}
+	return DataType(v)
 }
 
 // yieldElem returns the element type of the value that region r of the

@@ -223,6 +223,9 @@ func (nc *nodeCtx) unknownResultType(i int) (niro.TensorType, error) {
 			}
 		}
 		inferred = niro.UnrankedTensor(elem)
+		if dims, ranked := nc.inferredDims(i); ranked {
+			inferred = niro.TensorType{Elem: elem, Dims: dims}
+		}
 	}
 	if !declared {
 		return inferred, nil

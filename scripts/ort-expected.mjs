@@ -27,7 +27,7 @@ const TYPES = {
   1: ["float32", Float32Array], 2: ["uint8", Uint8Array], 3: ["int8", Int8Array],
   5: ["int16", Int16Array], 6: ["int32", Int32Array], 7: ["int64", BigInt64Array],
   9: ["bool", Uint8Array], 11: ["float64", Float64Array], 12: ["uint32", Uint32Array],
-  13: ["uint64", BigUint64Array], 4: ["uint16", Uint16Array],
+  13: ["uint64", BigUint64Array], 4: ["uint16", Uint16Array], 10: ["float16", Uint16Array],
 };
 const CODES = Object.fromEntries(Object.entries(TYPES).map(([k, [n]]) => [n, Number(k)]));
 
