@@ -19,7 +19,11 @@ import (
 // bias), whose depthwise steps applied the transfer patterns to the row
 // blocks @conv_finish_rows had hoisted and never ended; and a small CNN
 // holding the same pair among padded, strided, dilated and grouped
-// convolutions, pools and a Gemm (more than 7 minutes in mlir-opt).
+// convolutions, pools and a Gemm (more than 7 minutes in mlir-opt); a
+// squeeze-excite block of 40 channels (3×3 convolution, HardSwish, global
+// average pool, 1×1 products to 8 and back, HardSigmoid, Mul), whose two
+// product blocks of one fill made @conv_steps_mm3 vectorize the fill's
+// vector.transfer_write ("Unsupported Op, cannot vectorize").
 var schedChainCases = []struct {
 	file string
 	x    []int64
@@ -27,6 +31,7 @@ var schedChainCases = []struct {
 	{"densedw.onnx", []int64{1, 3, 16, 16}},
 	{"densedw_nb1.onnx", []int64{1, 3, 16, 16}},
 	{"smallcnn.onnx", []int64{1, 3, 32, 32}},
+	{"se_c40.onnx", []int64{1, 40, 2, 2}},
 }
 
 // TestConvScheduleChains compiles each model under host and host-O0,
