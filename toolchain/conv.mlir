@@ -1259,6 +1259,27 @@ module attributes {transform.with_named_sequence} {
   // broadcast element of each of the 8 rows of W, mulf then addf), the
   // accumulator hoisted out of the contracted loop. A tagged product the fusion did not take
   // is given back to the contraction schedule (niro.contraction).
+  // A block's fill, vectorized unless an earlier block's steps did so:
+  // two product blocks may have one fill (the squeeze-excite 1×1
+  // products on 1×1 pixels after a 5×5 depthwise convolution of 72
+  // channels with HardSwish, followed by a 1×1 convolution), and the
+  // second block's handle then names the fill's vector.transfer_write,
+  // which vectorize refuses ("Unsupported Op, cannot vectorize" at the
+  // fill's constant; TestConvScheduleChains, se_c40.onnx).
+  transform.named_sequence @conv_vec_fill(%fill: !transform.any_op {transform.consumed}) {
+    transform.foreach_match restrict_root in %fill
+        @conv_match_linalg -> @conv_vec_linalg
+      : (!transform.any_op) -> !transform.any_op
+    transform.yield
+  }
+  transform.named_sequence @conv_match_linalg(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
+    transform.match.operation_name %op ["linalg.generic", "linalg.fill"] : !transform.any_op
+    transform.yield %op : !transform.any_op
+  }
+  transform.named_sequence @conv_vec_linalg(%op: !transform.any_op {transform.consumed}) {
+    transform.structured.vectorize %op : !transform.any_op
+    transform.yield
+  }
   transform.named_sequence @conv_match_mm_blk(%op: !transform.any_op {transform.readonly}) -> !transform.any_op {
     transform.match.operation_name %op ["linalg.generic"] : !transform.any_op
     transform.match.structured %op : !transform.any_op {
@@ -1305,7 +1326,7 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_steps_mm3(%b: !transform.any_op {transform.consumed}) {
     %fill = transform.get_producer_of_operand %b[2] : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %fill : !transform.any_op
+    transform.include @conv_vec_fill failures(propagate) (%fill) : (!transform.any_op) -> ()
     %i = transform.structured.interchange %b iterator_interchange = [2, 0, 1]
       : (!transform.any_op) -> !transform.any_op
     %steps, %k = transform.structured.tile_using_for %i tile_sizes [1, 0, 0]
@@ -1335,7 +1356,7 @@ module attributes {transform.with_named_sequence} {
   }
   transform.named_sequence @conv_steps_mm(%b: !transform.any_op {transform.consumed}) {
     %fill = transform.get_producer_of_operand %b[2] : (!transform.any_op) -> !transform.any_op
-    transform.structured.vectorize %fill : !transform.any_op
+    transform.include @conv_vec_fill failures(propagate) (%fill) : (!transform.any_op) -> ()
     %i = transform.structured.interchange %b iterator_interchange = [3, 0, 1, 2]
       : (!transform.any_op) -> !transform.any_op
     %steps, %k = transform.structured.tile_using_for %i tile_sizes [1, 0, 0, 0]
@@ -2825,8 +2846,6 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps_rows4p failures(propagate) (%b) : (!transform.any_op) -> ()
     }
-    transform.include @conv_finish_rows failures(propagate) (%root) : (!transform.any_op) -> ()
-    transform.include @conv_epi_rows_2d failures(propagate) (%root) : (!transform.any_op) -> ()
     %dw1a = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d} in %root
       : (!transform.any_op) -> !transform.any_op
     %dw1b = transform.structured.match ops{["linalg.generic"]} attributes {niro.dwconv2d_e} in %root
@@ -2850,6 +2869,17 @@ module attributes {transform.with_named_sequence} {
     ^bb0(%b: !transform.any_op):
       transform.include @conv_steps_dw failures(propagate) (%b) : (!transform.any_op) -> ()
     }
+    // The row form's steps 5 and 6 last, after every other block's steps:
+    // those apply the transfer patterns to the whole function
+    // (@conv_steps_dw, @conv_steps, ...), and on a row block already
+    // hoisted by @conv_finish_rows they do not terminate in MLIR 22. A
+    // dense 3×3 convolution in the row form feeding a depthwise 3×3 one
+    // (1×3×16×16 → 16 → 16) ran for ever with the depthwise steps after
+    // it; it takes 0.2 s so (TestConvScheduleChains). Applied to the
+    // blocks of the other forms already hoisted, the transfer patterns
+    // terminate (every function of several blocks applies them so).
+    transform.include @conv_finish_rows failures(propagate) (%root) : (!transform.any_op) -> ()
+    transform.include @conv_epi_rows_2d failures(propagate) (%root) : (!transform.any_op) -> ()
     transform.apply_patterns to %root {
       transform.apply_patterns.canonicalization
     } : !transform.any_op
