@@ -54,8 +54,8 @@ var corpusModels = []string{
 // in it: a compile that hangs fails its model instead of stalling the
 // test.
 const (
-	corpusTimeout     = 100 * time.Second
-	corpusToolTimeout = 60 * time.Second
+	corpusTimeout     = 90 * time.Second
+	corpusToolTimeout = 30 * time.Second
 )
 
 // corpusModelEnv makes the test binary check one corpus model and exit
