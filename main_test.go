@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 		// The test binary standing in for niro (see TestSIGTERMStopsTools).
 		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	if name := os.Getenv(corpusModelEnv); name != "" {
+		// The test binary checking one corpus model (see TestCorpus).
+		os.Exit(checkCorpusModel(name, os.Stdout))
+	}
 	testscript.Main(m, map[string]func(){
 		"niro": func() { os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr)) },
 	})

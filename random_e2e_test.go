@@ -13,9 +13,9 @@ import (
 )
 
 // opValue declares a graph input or output of an ONNX test model. With
-// opNode, the attr* helpers and opModel it is the root tests' one ONNX
-// model builder (examples/internal/onnxgen is out of this package's
-// reach).
+// opNode, the attr* helpers and opModel it builds the root tests' small
+// one-graph models in the test itself (internal/onnxgen builds the
+// committed example and corpus models).
 type opValue struct {
 	name string
 	elem onnxpb.TensorProto_DataType

@@ -592,6 +592,20 @@ func scoreboard(results []*result) string {
 	if n == 0 {
 		p("| none | | |\n")
 	}
+	// The corpus is not generated: TestCorpus checks it.
+	p("\n" +
+		"## Real-model corpus\n" +
+		"\n" +
+		"Beside the backend test data, `testdata/models` holds 20 small models built with the\n" +
+		"patterns the real exporters write (paddle2onnx at opsets 9 and 11, torch.onnx with its\n" +
+		"dynamic-shape arithmetic, Constant nodes and value_info hints, some of them inconsistent,\n" +
+		"keras2onnx/tf2onnx NHWC graphs with Transpose pairs and -1 extents, nested Ifs, Loop and\n" +
+		"Scan, float16, duplicated opset_import entries, convolutional, audio and MLP heads), with\n" +
+		"outputs written by ONNX Runtime (testdata/models/README.md lists them and how to\n" +
+		"regenerate them). `go test -run TestCorpus .` checks each one as `niro test` does, with\n" +
+		"the interpreter, the host and host-O0 pipelines, at the ONNX runner's tolerances, each\n" +
+		"model in a process of its own under a timeout so that a compile that hangs fails that\n" +
+		"model with the stage it reached.\n")
 	return sb.String()
 }
 

@@ -44,7 +44,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	og "github.com/niro-dev/niro/examples/internal/onnxgen"
+	og "github.com/niro-dev/niro/internal/onnxgen"
 	"github.com/niro-dev/niro/onnxpb"
 )
 

@@ -39,7 +39,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/niro-dev/niro/examples/internal/onnxgen"
+	"github.com/niro-dev/niro/internal/onnxgen"
 	"github.com/niro-dev/niro/onnxpb"
 	"github.com/niro-dev/niro/tensorio"
 )

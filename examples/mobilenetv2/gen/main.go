@@ -20,7 +20,7 @@
 // Run from the repository root: go run ./examples/mobilenetv2/gen
 package main
 
-import og "github.com/niro-dev/niro/examples/internal/onnxgen"
+import og "github.com/niro-dev/niro/internal/onnxgen"
 
 const (
 	c   = 16

@@ -17,7 +17,7 @@
 // Run from the repository root: go run ./examples/resnetblock/gen
 package main
 
-import og "github.com/niro-dev/niro/examples/internal/onnxgen"
+import og "github.com/niro-dev/niro/internal/onnxgen"
 
 func main() {
 	b := og.New(9, 10)

@@ -22,7 +22,7 @@ package main
 import (
 	"math"
 
-	og "github.com/niro-dev/niro/examples/internal/onnxgen"
+	og "github.com/niro-dev/niro/internal/onnxgen"
 )
 
 func main() {

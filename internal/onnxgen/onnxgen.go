@@ -1,5 +1,6 @@
 // Package onnxgen builds the small example models (the convolutional
-// examples/mnist, resnetblock, mobilenetv2, unet, and examples/decoder)
+// examples/mnist, resnetblock, mobilenetv2, unet, examples/decoder and
+// examples/controlflow) and the real-model corpus (testdata/models/gen)
 // with the onnxpb types:
 // a graph of nodes with deterministic pseudo-random f32 weights, written
 // as model.onnx and test_data_set_K/input_K.pb like the ONNX test data.
@@ -25,6 +26,7 @@ type Builder struct {
 	Rng   *rand.Rand
 	nodes []*onnxpb.NodeProto
 	inits []*onnxpb.TensorProto
+	infos []*onnxpb.ValueInfoProto // the graph's value_info
 }
 
 // New returns a builder whose weights come from PCG(seed1, seed2).
@@ -235,7 +237,7 @@ func GraphAttr(name string, g *onnxpb.GraphProto) *onnxpb.AttributeProto {
 
 // Graph returns the builder's nodes and initializers as a graph.
 func (b *Builder) Graph(name string, inputs, outputs []*onnxpb.ValueInfoProto) *onnxpb.GraphProto {
-	return &onnxpb.GraphProto{Name: proto.String(name), Initializer: b.inits, Node: b.nodes, Input: inputs, Output: outputs}
+	return &onnxpb.GraphProto{Name: proto.String(name), Initializer: b.inits, Node: b.nodes, Input: inputs, Output: outputs, ValueInfo: b.infos}
 }
 
 // Sub returns a builder for a subgraph that shares b's random numbers.
@@ -248,6 +250,113 @@ func WriteGraph(dir string, g *onnxpb.GraphProto, opset int64) {
 		ProducerName: proto.String("niro " + dir + "/gen"),
 		OpsetImport:  []*onnxpb.OperatorSetIdProto{{Domain: proto.String(""), Version: proto.Int64(opset)}},
 		Graph:        g,
+	}
+	write(filepath.Join(dir, "model.onnx"), m)
+}
+
+// The helpers below write the patterns real exporters leave in their
+// files (testdata/models/gen): nodes named apart from their outputs,
+// value_info entries, Constant nodes, int64 and float16 tensors, and
+// several opset_import entries.
+
+// Named adds a node with the given name and outputs.
+func (b *Builder) Named(name, op string, ins, outs []string, attrs ...*onnxpb.AttributeProto) string {
+	b.nodes = append(b.nodes, &onnxpb.NodeProto{Name: proto.String(name), OpType: proto.String(op), Input: ins, Output: outs, Attribute: attrs})
+	return outs[0]
+}
+
+// Declare adds value_info entries (declared types of intermediate values,
+// which may be wrong: ONNX Runtime reads them as hints).
+func (b *Builder) Declare(vs ...*onnxpb.ValueInfoProto) { b.infos = append(b.infos, vs...) }
+
+// Int64T returns an int64 tensor.
+func Int64T(name string, dims []int64, v ...int64) *onnxpb.TensorProto {
+	raw := make([]byte, 8*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(raw[8*i:], uint64(x))
+	}
+	return &onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_INT64)), RawData: raw}
+}
+
+// Int64s adds an int64 initializer holding v and returns its name.
+func (b *Builder) Int64s(name string, dims []int64, v ...int64) string {
+	return b.Add(Int64T(name, dims, v...))
+}
+
+// TensorAttr is a tensor-valued node attribute.
+func TensorAttr(name string, t *onnxpb.TensorProto) *onnxpb.AttributeProto {
+	return &onnxpb.AttributeProto{Name: proto.String(name), Type: onnxpb.AttributeProto_TENSOR.Enum(), T: t}
+}
+
+// Constant adds a Constant node named name whose value is t and returns
+// its output out.
+func (b *Builder) Constant(name, out string, t *onnxpb.TensorProto) string {
+	t.Name = nil
+	return b.Named(name, "Constant", nil, []string{out}, TensorAttr("value", t))
+}
+
+// Halves returns n values center ± scale (uniform) as raw little-endian
+// float16 (rounded to nearest even).
+func (b *Builder) Halves(n int, center, scale float32) []byte {
+	out := make([]byte, 2*n)
+	for i := 0; i < n; i++ {
+		binary.LittleEndian.PutUint16(out[2*i:], F16Bits(center+(b.Rng.Float32()*2-1)*scale))
+	}
+	return out
+}
+
+// F16Bits rounds v to the nearest float16 (ties to even) for values in
+// the normal and subnormal float16 range; larger ones become infinities.
+func F16Bits(v float32) uint16 {
+	bits := math.Float32bits(v)
+	sign := uint16(bits>>16) & 0x8000
+	exp := int32(bits>>23&0xff) - 127 + 15
+	man := bits & 0x7fffff
+	switch {
+	case exp >= 31:
+		return sign | 0x7c00
+	case exp <= 0:
+		if exp < -10 {
+			return sign
+		}
+		man |= 0x800000
+		shift := uint32(14 - exp)
+		half := man >> shift
+		rem := man & (1<<shift - 1)
+		if mid := uint32(1) << (shift - 1); rem > mid || rem == mid && half&1 == 1 {
+			half++
+		}
+		return sign | uint16(half)
+	}
+	half := uint32(exp)<<10 | man>>13
+	if rem := man & 0x1fff; rem > 0x1000 || rem == 0x1000 && half&1 == 1 {
+		half++
+	}
+	return sign | uint16(half)
+}
+
+// Init16 adds a float16 initializer of values center ± scale and returns
+// its name.
+func (b *Builder) Init16(name string, dims []int64, center, scale float32) string {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	return b.Add(&onnxpb.TensorProto{Name: proto.String(name), Dims: dims, DataType: proto.Int32(int32(onnxpb.TensorProto_FLOAT16)), RawData: b.Halves(int(n), center, scale)})
+}
+
+// Opset is one opset_import entry.
+type Opset struct {
+	Domain  string
+	Version int64
+}
+
+// WriteOpsets writes dir/model.onnx holding g with the given IR version,
+// producer and opset_import entries (in order, duplicates kept).
+func WriteOpsets(dir string, g *onnxpb.GraphProto, ir int64, producer string, opsets ...Opset) {
+	m := &onnxpb.ModelProto{IrVersion: proto.Int64(ir), ProducerName: proto.String(producer), Graph: g}
+	for _, o := range opsets {
+		m.OpsetImport = append(m.OpsetImport, &onnxpb.OperatorSetIdProto{Domain: proto.String(o.Domain), Version: proto.Int64(o.Version)})
 	}
 	write(filepath.Join(dir, "model.onnx"), m)
 }
