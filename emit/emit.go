@@ -207,7 +207,7 @@ func (o *Output) Text() (string, error) {
 // write writes the module's text to w.
 func (e *emitter) write(w io.Writer) error {
 	e.errs = nil
-	e.locIDs, e.locList = nil, nil
+	e.locList = e.locList[:0]
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.WriteString("module {\n")
 	e.writeGlobals(bw)
@@ -255,9 +255,7 @@ type emitter struct {
 	weightsFns map[string]bool // functions that take the weights parameter
 	filters    *convFilterPlan // convolution filters laid out at compile time
 
-	// location aliases (loc.go), in first-use order
-	locIDs  map[locKey]int
-	locList []locKey
+	locList []locKey // the location aliases (loc.go), in first-use order
 
 	errs []error
 }

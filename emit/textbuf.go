@@ -24,7 +24,7 @@ var spillLimit = 4 << 20
 type bodyText struct {
 	buf  []byte // the text not yet spilled
 	last int    // start of the last line in buf
-	loc  []byte // " loc(...)" of the op being lowered, ended on each op line; nil for none
+	loc  int    // the op being lowered's location alias + 1 (opLoc), 0 for none
 
 	file    *os.File // the spill file; nil until the body outgrew spillLimit
 	fw      *bufio.Writer
@@ -45,9 +45,9 @@ func (b *bodyText) begin(indent int) {
 // a block label, ending in ':', nor a line opening a region, ending in
 // '{') gets the location of the Niro op being lowered.
 func (b *bodyText) end() {
-	if n := len(b.buf); b.loc != nil && n > b.last {
+	if n := len(b.buf); b.loc > 0 && n > b.last {
 		if c := b.buf[n-1]; c != '{' && c != ':' {
-			b.buf = append(b.buf, b.loc...)
+			b.buf = appendLocRef(b.buf, b.loc)
 		}
 	}
 	b.buf = append(b.buf, '\n')
