@@ -1,7 +1,6 @@
 package toolchain
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -59,8 +58,9 @@ func (e *ToolError) Error() string {
 			b.WriteString(": ")
 		}
 		b.WriteString(d.Severity + ": " + d.Message)
-		var exit *exec.ExitError
-		if e.Err != nil && !errors.As(e.Err, &exit) {
+		// The exit status says nothing more; any other cause (a time-out,
+		// where --keep-temps left the files) stays.
+		if _, exit := e.Err.(*exec.ExitError); e.Err != nil && !exit {
 			b.WriteString(" (" + e.Err.Error() + ")")
 		}
 	} else if e.Tool != "" {
