@@ -2,6 +2,7 @@ package toolchain
 
 import (
 	"bufio"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -270,21 +271,39 @@ func (p *locParser) str() (string, bool) {
 	return "", false
 }
 
-// inputLocs reads the location of every line of an MLIR file package emit
-// wrote that ends in loc(#locN), resolving the aliases defined after the
-// module: line number (from 1) to the nodes it names. A diagnostic that
-// points at a line of the file (a parse error, or an op whose location is
-// the file position) is then reported with the line's node. Nil when the
-// file cannot be read or has no location aliases.
+// inputLocs returns LineLocs of the file at path; nil when it cannot be
+// read.
 func inputLocs(path string) map[int][]NodeLoc {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
+	locs, err := LineLocs(f)
+	if err != nil {
+		return nil
+	}
+	return locs
+}
+
+// LineLocs reads MLIR text as package emit writes it and returns the
+// nodes of its lines, by line number (from 1): each line that ends in
+// loc(#locN), through the aliases defined after the module, and each line
+// that opens a region op (ends in '{': a linalg.generic's first line,
+// where its niro.* tags are, an scf.if or scf.for), which carries no
+// location itself, with the location of the line that closes the op (the
+// next line at its indentation that starts with '}' and opens nothing).
+// Lines without a location are absent. Nil when the text defines no
+// location aliases.
+func LineLocs(r io.Reader) (map[int][]NodeLoc, error) {
 	refs := map[int]string{}       // line -> alias
 	aliases := map[string]string{} // alias -> location
-	sc := bufio.NewScanner(f)
+	type open struct {
+		line   int
+		indent int
+	}
+	var stack []open
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 64<<20)
 	for n := 1; sc.Scan(); n++ {
 		l := sc.Text()
@@ -294,15 +313,35 @@ func inputLocs(path string) map[int][]NodeLoc {
 			}
 			continue
 		}
-		if !strings.HasSuffix(l, ")") {
-			continue
+		trimmed := strings.TrimLeft(l, " ")
+		indent := len(l) - len(trimmed)
+		closes := strings.HasPrefix(trimmed, "}")
+		opens := strings.HasSuffix(l, "{")
+		ref := ""
+		if i := strings.LastIndex(l, " loc(#loc"); i >= 0 && strings.HasSuffix(l, ")") {
+			ref = l[i+len(" loc(") : len(l)-1]
+			refs[n] = ref
 		}
-		if i := strings.LastIndex(l, " loc(#loc"); i >= 0 {
-			refs[n] = l[i+len(" loc(") : len(l)-1]
+		switch {
+		case opens && !closes:
+			stack = append(stack, open{n, indent})
+		case closes && !opens:
+			for len(stack) > 0 && stack[len(stack)-1].indent > indent {
+				stack = stack[:len(stack)-1]
+			}
+			if k := len(stack) - 1; k >= 0 && stack[k].indent == indent {
+				if ref != "" {
+					refs[stack[k].line] = ref
+				}
+				stack = stack[:k]
+			}
 		}
 	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
 	if len(aliases) == 0 {
-		return nil
+		return nil, nil
 	}
 	out := map[int][]NodeLoc{}
 	for n, a := range refs {
@@ -312,5 +351,5 @@ func inputLocs(path string) map[int][]NodeLoc {
 			}
 		}
 	}
-	return out
+	return out, nil
 }

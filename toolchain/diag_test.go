@@ -179,3 +179,60 @@ func TestToolErrorNamesNodeOfInputLine(t *testing.T) {
 		}
 	}
 }
+
+// TestLineLocs reads the nodes of emitted text's lines: op lines through
+// their aliases, and the first line of a region op (a tagged generic, an
+// scf.if), which carries no location, through the line that closes it.
+func TestLineLocs(t *testing.T) {
+	m, err := niro.Parse("model.niro", []byte(`func @main(tensor<2x3xf32>, tensor<3x4xf32>, i1) -> (tensor<2x4xf32>) {
+^bb0(%0: tensor<2x3xf32>, %1: tensor<3x4xf32>, %2: i1):
+  %3 = matmul %0, %1 : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32> loc("mm\"é")
+  %4 = if %2 : i1 -> (tensor<2x4xf32>) {
+    %5 = sub %3, %3 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32> loc("if/sub")
+    yield %5 : tensor<2x4xf32> loc("if")
+  } else {
+    yield %3 : tensor<2x4xf32> loc("if")
+  } loc("if")
+  return %4 : tensor<2x4xf32>
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := emit.Module(m, emit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	locs, err := LineLocs(strings.NewReader(out.MLIR))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]NodeLoc{
+		"attrs = {niro.contraction}":       {"mm\"é", "matmul"},
+		"tensor.empty() : tensor<2x4xf32>": {"mm\"é", "matmul"},
+		"= scf.if":                         {"if", "if"},
+		"arith.subf":                       {"if/sub", "sub"},
+		"scf.yield":                        {"if", "yield"},
+		"} else {":                         {},
+		"func.func":                        {},
+	}
+	for i, l := range strings.Split(out.MLIR, "\n") {
+		for frag, w := range want {
+			if !strings.Contains(l, frag) {
+				continue
+			}
+			got := locs[i+1]
+			if w == (NodeLoc{}) {
+				if got != nil {
+					t.Errorf("line %d %q: %v, want none", i+1, l, got)
+				}
+			} else if len(got) != 1 || got[0] != w {
+				t.Errorf("line %d %q: %v, want %v", i+1, l, got, w)
+			}
+			delete(want, frag)
+		}
+	}
+	for frag := range want {
+		t.Errorf("no line holds %q:\n%s", frag, out.MLIR)
+	}
+}
