@@ -207,6 +207,7 @@ func (o *Output) Text() (string, error) {
 // write writes the module's text to w.
 func (e *emitter) write(w io.Writer) error {
 	e.errs = nil
+	e.locList = e.locList[:0]
 	bw := bufio.NewWriterSize(w, 256<<10)
 	bw.WriteString("module {\n")
 	e.writeGlobals(bw)
@@ -222,6 +223,7 @@ func (e *emitter) write(w io.Writer) error {
 		}
 	}
 	bw.WriteString("}\n")
+	e.writeLocs(bw)
 	if len(e.errs) > 0 {
 		return errors.Join(e.errs...)
 	}
@@ -252,6 +254,8 @@ type emitter struct {
 	textGlobal []*niro.Global  // globals written as memref.global, in module order
 	weightsFns map[string]bool // functions that take the weights parameter
 	filters    *convFilterPlan // convolution filters laid out at compile time
+
+	locList []locKey // the location aliases (loc.go), in first-use order
 
 	errs []error
 }
@@ -415,9 +419,9 @@ func (fe *funcEmitter) types(vs []niro.Value) string {
 
 // op lowers one op. It is the single dispatch point over Niro's op kinds.
 func (fe *funcEmitter) op(op niro.Op) {
-	saved := fe.cur
-	fe.cur = op
-	defer func() { fe.cur = saved }()
+	saved, savedLoc := fe.cur, fe.body.loc
+	fe.cur, fe.body.loc = op, fe.e.opLoc(op)
+	defer func() { fe.cur, fe.body.loc = saved, savedLoc }()
 	switch op := op.(type) {
 	case *niro.Const:
 		fe.constOp(op)

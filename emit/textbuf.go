@@ -24,6 +24,7 @@ var spillLimit = 4 << 20
 type bodyText struct {
 	buf  []byte // the text not yet spilled
 	last int    // start of the last line in buf
+	loc  int    // the op being lowered's location alias + 1 (opLoc), 0 for none
 
 	file    *os.File // the spill file; nil until the body outgrew spillLimit
 	fw      *bufio.Writer
@@ -40,8 +41,15 @@ func (b *bodyText) begin(indent int) {
 	}
 }
 
-// end finishes the line begun last.
+// end finishes the line begun last. A line that ends an MLIR op (neither
+// a block label, ending in ':', nor a line opening a region, ending in
+// '{') gets the location of the Niro op being lowered.
 func (b *bodyText) end() {
+	if n := len(b.buf); b.loc > 0 && n > b.last {
+		if c := b.buf[n-1]; c != '{' && c != ':' {
+			b.buf = appendLocRef(b.buf, b.loc)
+		}
+	}
 	b.buf = append(b.buf, '\n')
 	if len(b.buf) > spillLimit && !b.noSpill {
 		b.spill()

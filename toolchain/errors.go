@@ -3,7 +3,9 @@ package toolchain
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -31,19 +33,41 @@ type ToolError struct {
 	fullOnce sync.Once // writes a long Stderr to fullPath
 	fullPath string
 	fullErr  error
+
+	// input and inputNodes name the tool's MLIR input file (as the tool
+	// spells it) and the nodes of its lines, for diagnostics that point
+	// at a line of it (noteInput).
+	input      string
+	inputNodes map[int][]NodeLoc
 }
 
 // Error describes the failure; the tool's standard error follows on the
-// next lines.
+// next lines. When an error diagnostic's location names a node of the
+// model (see [ToolError.Located]), the first line is that diagnostic,
+// naming the node: `lower: node "conv1" (conv): mlir-opt: error:
+// Unsupported Op, cannot vectorize`.
 func (e *ToolError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Stage)
 	b.WriteString(": ")
-	if e.Tool != "" {
+	if d, ok := e.Located(); ok {
+		b.WriteString(nodeList(d.Nodes))
+		b.WriteString(": ")
+		if e.Tool != "" {
+			b.WriteString(e.Tool)
+			b.WriteString(": ")
+		}
+		b.WriteString(d.Severity + ": " + d.Message)
+		// The exit status says nothing more; any other cause (a time-out,
+		// where --keep-temps left the files) stays.
+		if _, exit := e.Err.(*exec.ExitError); e.Err != nil && !exit {
+			b.WriteString(" (" + e.Err.Error() + ")")
+		}
+	} else if e.Tool != "" {
 		b.WriteString(e.Tool)
 		b.WriteString(": ")
 	}
-	if e.Err != nil {
+	if _, ok := e.Located(); !ok && e.Err != nil {
 		b.WriteString(e.Err.Error())
 	}
 	if s := strings.TrimSpace(e.Stderr); s != "" {
@@ -51,6 +75,84 @@ func (e *ToolError) Error() string {
 		b.WriteString(e.shortStderr(s))
 	}
 	return b.String()
+}
+
+// Located returns the first error diagnostic in Stderr that names nodes
+// of the model: by its location (loc("NODE"("OP")) as package emit writes
+// it, also inside the fused and callsite locations transforms make), or,
+// when it points at a line of the tool's input file (a parse error, or
+// an op whose location is the file position), by that line's location.
+func (e *ToolError) Located() (Diagnostic, bool) {
+	if !strings.Contains(e.Stderr, "error: ") {
+		return Diagnostic{}, false
+	}
+	for _, d := range ParseDiagnostics(e.Stderr) {
+		if d.Severity != "error" {
+			continue
+		}
+		if len(d.Nodes) == 0 && e.inputNodes != nil {
+			if file, line, ok := filePosition(d.Where); ok && file == e.input {
+				d.Nodes = e.inputNodes[line]
+			}
+		}
+		if len(d.Nodes) > 0 {
+			return d, true
+		}
+	}
+	return Diagnostic{}, false
+}
+
+// noteInput records the nodes of the lines of the tool's input file, at
+// path, named file in the tool's diagnostics, when an error diagnostic
+// points at a line of it: the file is removed once the stage returns.
+func (e *ToolError) noteInput(path, file string) {
+	if !strings.Contains(e.Stderr, file+":") {
+		return
+	}
+	for _, d := range ParseDiagnostics(e.Stderr) {
+		if f, _, ok := filePosition(d.Where); ok && f == file && d.Severity == "error" {
+			e.input, e.inputNodes = file, inputLocs(path)
+			return
+		}
+	}
+}
+
+// filePosition splits "FILE:LINE:COL".
+func filePosition(where string) (file string, line int, ok bool) {
+	rest, _, ok := cutLast(where, ":")
+	if !ok {
+		return "", 0, false
+	}
+	file, l, ok := cutLast(rest, ":")
+	if !ok {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(l)
+	return file, n, err == nil
+}
+
+func cutLast(s, sep string) (before, after string, ok bool) {
+	i := strings.LastIndex(s, sep)
+	if i < 0 {
+		return s, "", false
+	}
+	return s[:i], s[i+len(sep):], true
+}
+
+// maxNamedNodes is how many nodes a message names; the rest are counted.
+const maxNamedNodes = 3
+
+// nodeList returns `node "a" (add)`, or several joined by ", ".
+func nodeList(ns []NodeLoc) string {
+	parts := make([]string, 0, maxNamedNodes+1)
+	for i, n := range ns {
+		if i == maxNamedNodes {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ns)-i))
+			break
+		}
+		parts = append(parts, n.String())
+	}
+	return strings.Join(parts, ", ")
 }
 
 // MaxErrorLines is about how many lines of a tool's standard error a

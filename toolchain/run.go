@@ -255,6 +255,10 @@ func (tc *Toolchain) LowerFrom(ctx context.Context, write func(io.Writer) error,
 		c.stderr = tc.PrintIR
 	}
 	if err := tc.run(ctx, ws, c); err != nil {
+		var te *ToolError
+		if errors.As(err, &te) {
+			te.noteInput(ws.path(fileInput), fileInput) // before ws.close removes it
+		}
 		return "", err
 	}
 	out, err := ws.read(stage, MLIROpt, fileLowered)

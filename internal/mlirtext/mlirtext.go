@@ -42,6 +42,22 @@ func Escape(s string) string {
 	return b.String()
 }
 
+// AppendQuote appends s as an MLIR string literal, quotes included, to
+// dst: Quote without allocating.
+func AppendQuote(dst []byte, s string) []byte {
+	const hex = "0123456789ABCDEF"
+	dst = append(dst, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		dst = append(dst, '\\', hex[c>>4], hex[c&15])
+	}
+	return append(dst, '"')
+}
+
 // Quote returns s as an MLIR string literal, quotes included.
 func Quote(s string) string { return `"` + Escape(s) + `"` }
 

@@ -14,4 +14,9 @@ func TestSpelling(t *testing.T) {
 	if got, want := Quote("a\\b\n\x00"), `"a\5Cb\0A\00"`; got != want {
 		t.Errorf("Quote = %s, want %s", got, want)
 	}
+	for _, s := range []string{"", "a\\b\n\x00", "q\"é\x7f\xff~ "} {
+		if got, want := string(AppendQuote([]byte("x"), s)), "x"+Quote(s); got != want {
+			t.Errorf("AppendQuote(%q) = %s, want %s", s, got, want)
+		}
+	}
 }
