@@ -170,9 +170,12 @@ func (fe *funcEmitter) boundaryValues(vs []niro.Value) (string, string) {
 	for i, v := range vs {
 		ns[i], ts[i] = name(v), fe.typ(v)
 		if isFlattened(v.Type) {
+			// A fresh allocation, not tensor.empty: CSE merges equal
+			// empties, and two results that are one value crash
+			// buffer-results-to-out-params (two zero-size outputs).
 			ts[i], _ = mlirType(boundaryType(v.Type))
 			ns[i] = fe.tmp()
-			fe.line("%s = tensor.empty() : %s", ns[i], ts[i])
+			fe.line("%s = bufferization.alloc_tensor() : %s", ns[i], ts[i])
 		}
 	}
 	return strings.Join(ns, ", "), strings.Join(ts, ", ")
