@@ -3,6 +3,7 @@ package importer
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"testing"
 
 	"github.com/niro-dev/niro/interp"
@@ -81,5 +82,20 @@ func TestLoopF16(t *testing.T) {
 				t.Errorf("trip known %v: output %d is %s %x, want f16 %x", trip, i, o.Elem, o.Data, want[i])
 			}
 		}
+	}
+}
+
+// TestLoopConditionNotBool: a Loop condition known at import that is not
+// a bool (an f32 initializer) is an error naming the node; the known
+// value is never read as a bool's (that indexed an empty slice and
+// panicked). The Loops unrolled at import (carrying sequences) read known
+// conditions and positions through known.int for the same reason.
+func TestLoopConditionNotBool(t *testing.T) {
+	m := loopF16Model(true)
+	m.Graph.Node[0].Input[1] = "cf"
+	m.Graph.Initializer = append(m.Graph.Initializer, floats("cf", nil, 1))
+	_, err := importModel(t, m, Options{})
+	if err == nil || !strings.Contains(err.Error(), `node "loop" (Loop`) || !strings.Contains(err.Error(), "condition cond has type tensor<f32>, want one bool") {
+		t.Fatalf("got %v, want the condition's type error naming the Loop", err)
 	}
 }

@@ -172,6 +172,9 @@ func (nc *nodeCtx) loopOp() error {
 	}
 	if c, ok := nc.input(1); ok {
 		op.Cond, op.HasCond = nc.rank0(nc.cond1(c, "condition cond")), true
+		if nc.err != nil {
+			return nc.err
+		}
 		if k, ok := nc.knownOf(c); ok && k.len() == 1 && k.ints[0] == 0 {
 			tripKnown = 0
 		}

@@ -137,7 +137,7 @@ func (nc *nodeCtx) position(i, n int, end bool) (int, error) {
 	if !ok {
 		return 0, needsData(nc.errorf("position (input %q) must be known at compile time: niro resolves sequences at import", nc.n.Inputs[i].Name))
 	}
-	v := k.ints[0]
+	v := k.int(0)
 	hi := int64(n)
 	if !end {
 		hi--
@@ -529,7 +529,7 @@ func (nc *nodeCtx) unrollLoop() error {
 		if !ok || k.len() != 1 {
 			return needsData(nc.errorf("condition (input %q) must be known at compile time: a Loop carrying sequences or optionals is unrolled at import", nc.n.Inputs[1].Name))
 		}
-		cond = k.ints[0] != 0
+		cond = k.int(0) != 0
 	}
 	if trip < 0 && !hasCond {
 		return nc.errorf("a Loop with neither a trip count nor a condition never ends")
@@ -573,7 +573,7 @@ func (nc *nodeCtx) unrollLoop() error {
 			return nc.errorf("the body's condition output is %s, want a bool tensor", items[0].c.what())
 		}
 		if k, ok := nc.knownOf(items[0].t); ok && k.len() == 1 {
-			cond = k.ints[0] != 0
+			cond = k.int(0) != 0
 		} else if hasCond {
 			return needsData(nc.errorf("the body's condition output must be known at compile time: a Loop carrying sequences or optionals is unrolled at import"))
 		}
