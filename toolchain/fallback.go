@@ -56,10 +56,11 @@ var (
 	locEndRE = regexp.MustCompile(`loc\(("(?:[^"\\]|\\.)*")\)\s*$`)
 )
 
-// opTags returns the niro.* unit attributes of a linalg op line and where
-// its attribute dictionary is (the submatch indices of attrsRE), or nil.
+// opTags returns the niro.* unit attributes of a line holding a linalg
+// op's attribute dictionary (`attrs = {...}`, the structured ops' syntax)
+// and where the dictionary is (the submatch indices of attrsRE), or nil.
 func opTags(line string) ([]string, []int) {
-	if !strings.Contains(line, " attrs = {") || !strings.Contains(line, "linalg.") {
+	if !strings.Contains(line, " attrs = {") {
 		return nil, nil
 	}
 	m := attrsRE.FindStringSubmatchIndex(line)
