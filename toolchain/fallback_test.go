@@ -237,3 +237,26 @@ func TestScanAndStripNests(t *testing.T) {
 		t.Errorf("stripped:\n%s\nwant\n%s", data, wantText)
 	}
 }
+
+// TestToolMemoryLimit runs the real mlir-opt under a data limit too small
+// for it (1 MiB):
+// every attempt fails, and the error says, in plain words, that the tool
+// ran out of memory under the limit and that this is a bug to report.
+func TestToolMemoryLimit(t *testing.T) {
+	tc := needTools(t)
+	tc.MaxMemory = 1 << 20
+	_, err, warn := lowerMatmul(t, tc)
+	if err == nil {
+		t.Fatal("Lower worked under an 8 MiB data limit")
+	}
+	// The limit applies right after the tool starts, so it fails loading
+	// its libraries, allocating (LLVM's "out of memory") or in a signal.
+	for _, s := range []string{"limit of 1.0 MiB", "--max-memory", "bug in niro", "--keep-temps=DIR"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+	if warn != "" {
+		t.Errorf("warned %q", warn)
+	}
+}

@@ -155,6 +155,10 @@ type CrashError struct {
 
 func (e *CrashError) Error() string {
 	what := "was killed by signal " + e.Signal
+	if e.Limit > 0 {
+		// A failed allocation can end in any signal: say what the limit was.
+		what += fmt.Sprintf(" (under a memory limit of %s, --max-memory)", formatBytes(e.Limit))
+	}
 	if e.Memory {
 		what = fmt.Sprintf("ran out of memory under its limit of %s (--max-memory) and was killed by signal %s", formatBytes(e.Limit), e.Signal)
 	}
@@ -174,9 +178,9 @@ func (e *OutOfMemoryError) Error() string {
 
 func (e *OutOfMemoryError) Unwrap() error { return e.Err }
 
-// oomRE matches what LLVM and the C++ runtime print when an allocation
-// fails.
-var oomRE = regexp.MustCompile(`(?i)out of memory|Allocation failed|std::bad_alloc|cannot allocate memory`)
+// oomRE matches what LLVM, the C++ runtime and the dynamic loader print
+// when an allocation fails (a thread's stack is one too).
+var oomRE = regexp.MustCompile(`(?i)out of memory|Allocation failed|std::bad_alloc|cannot allocate memory|pthread_create failed|cannot map zero-fill pages|failed to map segment from shared object`)
 
 // classifyExit turns the failure err of a tool that ran with the memory
 // limit dataLimit (0: none) into a *CrashError when a signal killed it, or
