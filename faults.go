@@ -23,7 +23,7 @@ type faultFlags struct {
 	MaxMemory   string        `name:"max-memory" help:"Largest tensor (input, output or intermediate) a command may allocate, and the most memory each tool (mlir-opt, llc, mlir-runner, ...) may allocate, such as 512M or 8G (default: half the physical memory)." placeholder:"SIZE"`
 	// ScheduleBudget and StrictSchedule: docs/toolchain.md, "When a
 	// schedule fails".
-	ScheduleBudget time.Duration `name:"schedule-budget" help:"CPU time the scheduled mlir-opt attempts of a model may take before niro falls back to plain loops (default: 1s plus 50ms per tagged loop nest)." placeholder:"DURATION"`
+	ScheduleBudget time.Duration `name:"schedule-budget" help:"CPU time the scheduled mlir-opt attempts of a model may take before niro falls back to plain loops (default: 1s, plus 30ms per tagged loop nest, plus about 1ms per line of MLIR)." placeholder:"DURATION"`
 	StrictSchedule bool          `name:"strict-schedule" help:"Make a failed schedule an error (exit 3) instead of a fallback to plain loops."`
 }
 

@@ -19,14 +19,21 @@ import (
 // the measurements behind them.
 const (
 	ScheduleBudgetFloor   = 1 * time.Second
-	ScheduleBudgetPerNest = 50 * time.Millisecond
+	ScheduleBudgetPerNest = 30 * time.Millisecond
+	ScheduleBudgetPerLine = 1 * time.Millisecond
+	// ScheduleBudgetLines is the module length, in lines, at which the
+	// per-line term doubles: mlir-opt's own passes take superlinear time
+	// on long modules.
+	ScheduleBudgetLines = 20000
 )
 
 // DefaultScheduleBudget is the CPU time the scheduled attempts of a Lower
-// over a module with nests tagged linalg.generic ops may use together:
-// ScheduleBudgetFloor plus ScheduleBudgetPerNest per nest.
-func DefaultScheduleBudget(nests int) time.Duration {
-	return ScheduleBudgetFloor + time.Duration(nests)*ScheduleBudgetPerNest
+// over a module of lines lines holding nests tagged linalg.generic ops may
+// use together: ScheduleBudgetFloor, plus ScheduleBudgetPerNest per nest,
+// plus ScheduleBudgetPerLine per line times 1 + lines/ScheduleBudgetLines.
+func DefaultScheduleBudget(nests, lines int) time.Duration {
+	perLine := float64(ScheduleBudgetPerLine) * float64(lines) * (1 + float64(lines)/ScheduleBudgetLines)
+	return ScheduleBudgetFloor + time.Duration(nests)*ScheduleBudgetPerNest + time.Duration(perLine)
 }
 
 // minRetryBudget is the least budget left worth another scheduled attempt.
@@ -116,14 +123,15 @@ func forEachLine(r io.Reader, fn func(line string) error) error {
 	}
 }
 
-// scanNests returns the tagged nests of the MLIR file path. A nest's
+// scanNests returns the tagged nests of the MLIR file path and its number
+// of lines. A nest's
 // location is the loc("NAME") that ends its op line, or else the line that
 // closes its region (the first line after it, at its indentation, that
 // starts with "}").
-func scanNests(path string) ([]taggedNest, error) {
+func scanNests(path string) ([]taggedNest, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
 	var nests []taggedNest
@@ -149,7 +157,7 @@ func scanNests(path string) ([]taggedNest, error) {
 		}
 		return nil
 	})
-	return nests, err
+	return nests, n, err
 }
 
 // stripTags copies the MLIR file src to dst with every tag for which drop
@@ -236,7 +244,7 @@ func isNameByte(c byte) bool {
 
 // lowerScheduled runs a pipeline with schedule steps: first as it is,
 // under the budget (Toolchain.ScheduleBudget, or DefaultScheduleBudget for
-// the module's tagged nests), as CPU time. When mlir-opt fails (an exit
+// the module's tagged nests and lines), as CPU time. When mlir-opt fails (an exit
 // status, a signal, the budget or memory spent) it retries with one
 // schedule family's tags removed at a time, the attempts sharing what is
 // left of the budget, and at last runs the pipeline without its schedule
@@ -245,13 +253,13 @@ func isNameByte(c byte) bool {
 // that fell back and why. With StrictSchedule the first failure is the
 // error.
 func (tc *Toolchain) lowerScheduled(ctx context.Context, ws *workspace, p Pipeline) (string, error) {
-	nests, err := scanNests(ws.path(fileInput))
+	nests, lines, err := scanNests(ws.path(fileInput))
 	if err != nil {
 		return "", fmt.Errorf("lower: reading %s: %w", fileInput, err)
 	}
 	budget := tc.ScheduleBudget
 	if budget <= 0 {
-		budget = DefaultScheduleBudget(len(nests))
+		budget = DefaultScheduleBudget(len(nests), lines)
 	}
 	var used time.Duration
 	out, err := tc.lowerOnce(ctx, ws, p, lowerAttempt{input: fileInput, cpu: budget, used: &used})

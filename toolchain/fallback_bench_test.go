@@ -17,8 +17,8 @@ import (
 // time of the scheduled Lower (the host pipeline's mlir-opt) and of the
 // plain compile the fallback ends with (the pipeline without its schedule
 // steps, every tag removed, then mlir-translate, opt and llc), and reports
-// both with the default budget (DefaultScheduleBudget, as the RLIMIT_CPU whole
-// seconds it becomes) and its ratio to the plain compile:
+// both with the default budget (DefaultScheduleBudget) and its ratio to
+// the plain compile:
 //
 //	go test -run XXX -bench ScheduleFallback -benchtime 3x ./toolchain
 //
@@ -51,7 +51,7 @@ func BenchmarkScheduleFallback(b *testing.B) {
 		if err := os.WriteFile(in, []byte(out.MLIR), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		nests, err := scanNests(in)
+		nests, lines, err := scanNests(in)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,10 +92,7 @@ func BenchmarkScheduleFallback(b *testing.B) {
 			if warn.Len() > 0 {
 				b.Errorf("the scheduled Lower fell back: %s", warn.String())
 			}
-			budget := DefaultScheduleBudget(len(nests))
-			if r := budget % time.Second; r != 0 {
-				budget += time.Second - r
-			}
+			budget := DefaultScheduleBudget(len(nests), lines)
 			n := float64(b.N)
 			b.ReportMetric(float64(len(nests)), "nests")
 			b.ReportMetric(sched.Seconds()/n, "sched-cpu-s")

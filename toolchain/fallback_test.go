@@ -97,7 +97,7 @@ func TestScheduleFallbackSegv(t *testing.T) {
 func TestScheduleFallbackBudget(t *testing.T) {
 	tc := needTools(t)
 	fakeMLIROpt(t, tc, "hang", "tag")
-	tc.ScheduleBudget = time.Second
+	tc.ScheduleBudget = 700 * time.Millisecond
 	start := time.Now()
 	out, err, warn := lowerMatmul(t, tc)
 	if err != nil {
@@ -107,7 +107,7 @@ func TestScheduleFallbackBudget(t *testing.T) {
 		t.Errorf("no llvm.func @mm in the fallback's output")
 	}
 	// The hang used up the budget: no retry with a family removed.
-	want := "niro: warning: mlir-opt exceeded the compile-time budget of 1s; compiled without schedules: 1 of 1 tagged loop nests fell back to plain loops: niro.contraction\n"
+	want := "niro: warning: mlir-opt exceeded the compile-time budget of 700ms; compiled without schedules: 1 of 1 tagged loop nests fell back to plain loops: niro.contraction\n"
 	if warn != want {
 		t.Errorf("warning:\n got %q\nwant %q", warn, want)
 	}
@@ -137,8 +137,9 @@ func TestScheduleStrict(t *testing.T) {
 }
 
 // TestToolLimits checks that a tool runs under the memory limit
-// (RLIMIT_DATA) and a scheduled attempt under its CPU budget (RLIMIT_CPU,
-// whole seconds rounded up), as the tool itself sees them.
+// (RLIMIT_DATA) and a scheduled attempt under its CPU budget's backstop
+// (RLIMIT_CPU: whole seconds rounded up, plus one), as the tool itself
+// sees them.
 func TestToolLimits(t *testing.T) {
 	tc := needTools(t)
 	fakeMLIROpt(t, tc, "limits", "tag")
@@ -148,7 +149,7 @@ func TestToolLimits(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Lower: %v", err)
 	}
-	for _, re := range []string{`Max cpu time +3 +3 +seconds`, `Max data size +3221225472 +3221225472 +bytes`} {
+	for _, re := range []string{`Max cpu time +4 +4 +seconds`, `Max data size +3221225472 +3221225472 +bytes`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("limits %q do not match %q", out, re)
 		}
@@ -168,6 +169,21 @@ func TestScheduleNoFallbackOnSuccess(t *testing.T) {
 	}
 	if !strings.Contains(out, "vector") && !strings.Contains(out, "<16 x f32>") && !strings.Contains(out, "vector<16xf32>") {
 		t.Errorf("the scheduled output has no vectors")
+	}
+}
+
+func TestDefaultScheduleBudget(t *testing.T) {
+	for _, c := range []struct {
+		nests, lines int
+		want         time.Duration
+	}{
+		{0, 0, time.Second},
+		{26, 321, 1780*time.Millisecond + 326152*time.Microsecond},
+		{0, 20000, time.Second + 40*time.Second},
+	} {
+		if got := DefaultScheduleBudget(c.nests, c.lines); got.Round(time.Millisecond) != c.want.Round(time.Millisecond) {
+			t.Errorf("DefaultScheduleBudget(%d, %d) = %v, want %v", c.nests, c.lines, got, c.want)
+		}
 	}
 }
 
@@ -207,9 +223,12 @@ func TestScanAndStripNests(t *testing.T) {
 	if err := os.WriteFile(in, []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	nests, err := scanNests(in)
+	nests, lines, err := scanNests(in)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if lines != 14 {
+		t.Errorf("%d lines, want 14", lines)
 	}
 	var got []string
 	for _, n := range nests {

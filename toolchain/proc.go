@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"sync/atomic"
 	"time"
 
 	"github.com/niro-dev/niro/internal/cleanup"
@@ -70,12 +71,6 @@ func runLimited(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, lim l
 	if timeout <= 0 {
 		timeout = DefaultToolTimeout
 	}
-	if lim.cpu > 0 && cpuLimitByKernel {
-		lim.cpu = lim.cpu.Round(0)
-		if r := lim.cpu % time.Second; r != 0 {
-			lim.cpu += time.Second - r // RLIMIT_CPU counts whole seconds
-		}
-	}
 	if lim.cpu > 0 && !cpuLimitByKernel && lim.cpu < timeout {
 		timeout = lim.cpu
 	}
@@ -94,11 +89,30 @@ func runLimited(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, lim l
 	}
 	release := cleanup.Group(pgid)
 	stop := make(chan struct{})
+	var overBudget atomic.Bool
 	go func() {
-		select {
-		case <-tctx.Done():
-			killGroup(pgid)
-		case <-stop:
+		var tick <-chan time.Time
+		if lim.cpu > 0 && cpuLimitByKernel {
+			// The CPU time the process has used, to the clock tick: finer
+			// than RLIMIT_CPU's whole seconds, which stay as a backstop.
+			t := time.NewTicker(cpuPollInterval)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-tctx.Done():
+				killGroup(pgid)
+				return
+			case <-tick:
+				if used, ok := cpuTime(pgid); ok && used >= lim.cpu {
+					overBudget.Store(true)
+					killGroup(pgid)
+					return
+				}
+			case <-stop:
+				return
+			}
 		}
 	}()
 	err := cmd.Wait()
@@ -116,10 +130,17 @@ func runLimited(ctx context.Context, cmd *exec.Cmd, timeout time.Duration, lim l
 		}
 		return &TimeoutError{Timeout: timeout}
 	}
+	if err != nil && overBudget.Load() {
+		var used time.Duration
+		if ps := cmd.ProcessState; ps != nil {
+			used = ps.UserTime() + ps.SystemTime()
+		}
+		return &BudgetError{Budget: lim.cpu, Used: used}
+	}
 	if err != nil && lim.cpu > 0 && cpuLimitByKernel && cmd.ProcessState != nil {
 		// RLIMIT_CPU spent: the kernel killed it (SIGKILL, or SIGXCPU).
 		used := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		if sig, ok := exitSignal(cmd.ProcessState); ok && (sig == sigKill || sig == sigXCPU) && used >= lim.cpu*9/10 {
+		if sig, ok := exitSignal(cmd.ProcessState); ok && (sig == sigKill || sig == sigXCPU) && used >= lim.cpu {
 			return &BudgetError{Budget: lim.cpu, Used: used}
 		}
 	}
