@@ -102,6 +102,11 @@ func (env *Env) findTools(ctx context.Context) (*toolchain.Toolchain, error) {
 	}
 	tc.ToolTimeout = env.ToolTimeout
 	tc.Progress = env.progress()
+	// Each tool's memory is bounded as the largest tensor is (--max-memory),
+	// a scheduled Lower falls back to plain loops on failure.
+	tc.MaxMemory = tensorio.MaxBytes()
+	tc.ScheduleBudget, tc.StrictSchedule = env.ScheduleBudget, env.StrictSchedule
+	tc.Warnings = env.Stderr
 	return tc, nil
 }
 

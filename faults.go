@@ -20,13 +20,20 @@ import (
 // time per tool and memory per tensor.
 type faultFlags struct {
 	ToolTimeout time.Duration `name:"tool-timeout" help:"Kill a tool (with everything it started) that runs longer than this; exit 3." default:"30m" placeholder:"DURATION"`
-	MaxMemory   string        `name:"max-memory" help:"Largest tensor (input, output or intermediate) a command may allocate, such as 512M or 8G (default: half the physical memory)." placeholder:"SIZE"`
+	MaxMemory   string        `name:"max-memory" help:"Largest tensor (input, output or intermediate) a command may allocate, and the most memory each tool (mlir-opt, llc, mlir-runner, ...) may allocate, such as 512M or 8G (default: half the physical memory)." placeholder:"SIZE"`
+	// ScheduleBudget and StrictSchedule: docs/toolchain.md, "When a
+	// schedule fails".
+	ScheduleBudget time.Duration `name:"schedule-budget" help:"CPU time the scheduled mlir-opt attempts of a model may take before niro falls back to plain loops (default: 1s, plus 30ms per tagged loop nest, plus about 1ms per line of MLIR)." placeholder:"DURATION"`
+	StrictSchedule bool          `name:"strict-schedule" help:"Make a failed schedule an error (exit 3) instead of a fallback to plain loops."`
 }
 
 // applyFaultFlags checks the flags and sets the tensor size limit.
 func (env *Env) applyFaultFlags() error {
 	if env.ToolTimeout <= 0 {
 		return usagef("--tool-timeout %v: want a positive duration such as 10m", env.ToolTimeout)
+	}
+	if env.ScheduleBudget < 0 {
+		return usagef("--schedule-budget %v: want a positive duration such as 5s", env.ScheduleBudget)
 	}
 	if env.MaxMemory != "" {
 		n, err := parseSize(env.MaxMemory)

@@ -110,6 +110,21 @@ type Toolchain struct {
 	// Progress receives one line per stage when not nil. Find sets it to
 	// os.Stderr when standard error is a terminal.
 	Progress io.Writer
+	// MaxMemory bounds the memory each tool run may allocate, in bytes
+	// (RLIMIT_DATA on the tool's process, Linux only); zero means no
+	// limit. The niro command sets it from --max-memory (default half the
+	// physical memory). The --version probes of Find run without it.
+	MaxMemory int64
+	// ScheduleBudget is the CPU time a scheduled Lower may spend before it
+	// falls back to plain loops (see "When a schedule fails" in
+	// docs/toolchain.md); zero means DefaultScheduleBudget for the module.
+	ScheduleBudget time.Duration
+	// StrictSchedule makes a failed scheduled attempt an error instead of
+	// a fallback.
+	StrictSchedule bool
+	// Warnings receives the one line Lower prints when it falls back; nil
+	// discards it.
+	Warnings io.Writer
 
 	tools  map[string]ToolInfo
 	report []ToolInfo

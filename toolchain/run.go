@@ -149,6 +149,13 @@ type command struct {
 	stdin       io.Reader
 	stdout      io.Writer // nil: discarded
 	stderr      io.Writer // besides the copy kept for errors; may be nil
+	// cpu is a CPU-time budget (a scheduled attempt's); 0: none.
+	cpu time.Duration
+	// cmdFile names the command line file under KeepTemps; empty means
+	// STAGE.TOOL.cmd.
+	cmdFile string
+	// used, when not nil, receives the CPU time the tool used.
+	used *time.Duration
 }
 
 // run runs c in ws's directory under ctx. A failure is a *ToolError that
@@ -161,7 +168,11 @@ func (tc *Toolchain) run(ctx context.Context, ws *workspace, c command) error {
 	if ws.keep {
 		// Leave the command line beside the files, for rerunning by hand.
 		line := shellQuote(append([]string{path}, c.args...))
-		_ = os.WriteFile(ws.path(c.stage+"."+c.tool+".cmd"), []byte(line+"\n"), 0o644)
+		name := c.cmdFile
+		if name == "" {
+			name = c.stage + "." + c.tool + ".cmd"
+		}
+		_ = os.WriteFile(ws.path(name), []byte(line+"\n"), 0o644)
 	}
 	cmd := exec.Command(path, c.args...)
 	cmd.Dir = ws.dir
@@ -174,7 +185,11 @@ func (tc *Toolchain) run(ctx context.Context, ws *workspace, c command) error {
 	}
 	start := time.Now()
 	tc.progressf("%s: %s", c.stage, c.tool)
-	err = runProcess(ctx, cmd, tc.ToolTimeout)
+	err = runLimited(ctx, cmd, tc.ToolTimeout, limits{cpu: c.cpu, data: tc.MaxMemory})
+	err = classifyExit(err, cmd.ProcessState, stderr.String(), tc.MaxMemory)
+	if c.used != nil && cmd.ProcessState != nil {
+		*c.used = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	if err != nil {
 		if ws.keep {
 			err = fmt.Errorf("%w (files in %s)", err, ws.dir)
@@ -205,7 +220,9 @@ func (tc *Toolchain) Lower(ctx context.Context, mlir string, p Pipeline) (string
 // LowerFrom is Lower with the MLIR written by write, which streams it into
 // mlir-opt's input file (emit.Output.WriteMLIR has this form): the module
 // is never held in memory whole. An error write returns is returned as it
-// is, and no tool runs.
+// is, and no tool runs. A pipeline with schedule steps runs under a
+// compile-time budget and falls back to plain loops when mlir-opt fails
+// (lowerScheduled, fallback.go).
 func (tc *Toolchain) LowerFrom(ctx context.Context, write func(io.Writer) error, p Pipeline) (string, error) {
 	const stage = "lower"
 	if len(p.Steps) == 0 {
@@ -219,6 +236,23 @@ func (tc *Toolchain) LowerFrom(ctx context.Context, write func(io.Writer) error,
 	if err := ws.writeFrom(stage, fileInput, write); err != nil {
 		return "", err
 	}
+	if len(p.Schedules()) == 0 {
+		return tc.lowerOnce(ctx, ws, p, lowerAttempt{input: fileInput})
+	}
+	return tc.lowerScheduled(ctx, ws, p)
+}
+
+// lowerAttempt is one mlir-opt run of Lower.
+type lowerAttempt struct {
+	input   string        // the input file in the workspace
+	cpu     time.Duration // CPU-time budget; 0: none
+	cmdFile string        // command line file under KeepTemps; "" for the default
+	used    *time.Duration
+}
+
+// lowerOnce runs mlir-opt once over a.input with p's steps.
+func (tc *Toolchain) lowerOnce(ctx context.Context, ws *workspace, p Pipeline, a lowerAttempt) (string, error) {
+	const stage = "lower"
 	var libs, elems []string
 	written := make(map[string]bool)
 	for _, step := range p.Steps {
@@ -245,15 +279,16 @@ func (tc *Toolchain) LowerFrom(ctx context.Context, write func(io.Writer) error,
 	if len(libs) > 0 {
 		elems = append([]string{"transform-preload-library{transform-library-paths=" + strings.Join(libs, ",") + "}"}, elems...)
 	}
-	args := []string{fileInput, "--pass-pipeline=builtin.module(" + strings.Join(elems, ",") + ")", "-o", fileLowered}
+	args := []string{a.input, "--pass-pipeline=builtin.module(" + strings.Join(elems, ",") + ")", "-o", fileLowered}
 	if p.Verify {
 		args = append(args, "--verify-each", "--verify-roundtrip")
 	}
-	c := command{stage: stage, tool: MLIROpt, args: args}
+	c := command{stage: stage, tool: MLIROpt, args: args, cpu: a.cpu, cmdFile: a.cmdFile, used: a.used}
 	if tc.PrintIR != nil {
 		c.args = append(c.args, "--mlir-print-ir-after-all")
 		c.stderr = tc.PrintIR
 	}
+	_ = os.Remove(ws.path(fileLowered))
 	if err := tc.run(ctx, ws, c); err != nil {
 		var te *ToolError
 		if errors.As(err, &te) {
