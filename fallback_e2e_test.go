@@ -162,7 +162,7 @@ func TestScheduleFallbackEndToEnd(t *testing.T) {
 		t.Fatalf("want one warning line, got %q", stderr)
 	}
 	for _, s := range []string{"mlir-opt exited with status 1: error: forced schedule failure", "compiled without schedules",
-		"4 of 4 tagged loop nests", "niro.conv2d_rows_e", "niro.dwconv2d_e"} {
+		"4 of 4 tagged loop nests", `niro.conv2d_rows_e "c1"`, `niro.dwconv2d_e "y"`} {
 		if !strings.Contains(warn[0], s) {
 			t.Errorf("warning %q does not say %q", warn[0], s)
 		}

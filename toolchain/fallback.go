@@ -157,7 +157,43 @@ func scanNests(path string) ([]taggedNest, int, error) {
 		}
 		return nil
 	})
-	return nests, n, err
+	if err != nil {
+		return nests, n, err
+	}
+	// emit writes locations as aliases (loc(#locN), the table after the
+	// module; docs/emit.md): LineLocs resolves them, giving a region op's
+	// first line the location of the line that closes it.
+	if err := nameNestsByAlias(path, nests); err != nil {
+		return nests, n, err
+	}
+	return nests, n, nil
+}
+
+// nameNestsByAlias sets the location of each nest that has none from
+// the location aliases of the file path.
+func nameNestsByAlias(path string, nests []taggedNest) error {
+	missing := false
+	for _, nst := range nests {
+		missing = missing || nst.loc == ""
+	}
+	if !missing {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	locs, err := LineLocs(f)
+	if err != nil {
+		return err
+	}
+	for i := range nests {
+		if l := locs[nests[i].line]; nests[i].loc == "" && len(l) > 0 {
+			nests[i].loc = l[0].Node
+		}
+	}
+	return nil
 }
 
 // stripTags copies the MLIR file src to dst with every tag for which drop
