@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -59,3 +60,8 @@ func cpuTime(pid int) (time.Duration, bool) {
 	}
 	return time.Duration(u+s) * (time.Second / 100), true
 }
+
+// dieWithParent has the kernel kill the tool when niro dies (killed by a
+// signal it cannot catch, such as a test's time-out or the OOM killer),
+// so that no mlir-opt outlives it, holding gigabytes (PR_SET_PDEATHSIG).
+func dieWithParent(a *syscall.SysProcAttr) { a.Pdeathsig = syscall.SIGKILL }

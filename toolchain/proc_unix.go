@@ -18,6 +18,7 @@ func ownGroup(cmd *exec.Cmd) {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
 	cmd.SysProcAttr.Setpgid = true
+	dieWithParent(cmd.SysProcAttr)
 }
 
 // killGroup kills the process group pgid.
