@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/niro-dev/niro/importer"
+)
+
+// The fixed seed set CI runs: seed 1, draws 0 to 299, 12 draws a model.
+const (
+	ciSeed  = 1
+	ciDraws = 300
+	ciBatch = 12
+)
+
+// casesPath lists the draws the fuzzer found failing (docs/toolchain.md,
+// "The shape fuzzer").
+var casesPath = filepath.Join("..", "..", "testdata", "shapefuzz", "cases.txt")
+
+var testChecker struct {
+	sync.Once
+	c   *checker
+	err error
+}
+
+// requireChecker returns a checker on the installed tools; without them
+// it skips the test, unless NIRO_REQUIRE_TOOLS is set.
+func requireChecker(t *testing.T) *checker {
+	t.Helper()
+	testChecker.Do(func() {
+		testChecker.c, testChecker.err = newChecker(context.Background(), "", filepath.Join("..", "..", "passes.txt"))
+	})
+	if err := testChecker.err; err != nil {
+		if os.Getenv("NIRO_REQUIRE_TOOLS") != "" || !strings.Contains(err.Error(), "mlir") && !strings.Contains(err.Error(), "llc") {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	c := *testChecker.c
+	// A lowering over the budget is a failure anyway: the time-out only
+	// has to exceed it.
+	c.Timeout = c.BudgetTime + 10*time.Second
+	return &c
+}
+
+// regression is one line of cases.txt: a draw, whether it is known to
+// still fail (and how), and its description.
+type regression struct {
+	seed  uint64
+	draw  int
+	known string // "" when it must pass
+	desc  string
+	line  int
+}
+
+// readCases parses cases.txt: "SEED DRAW pass | DESCRIPTION" or
+// "SEED DRAW known SYMPTOM | DESCRIPTION"; # starts a comment line.
+func readCases(path string) ([]regression, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []regression
+	sc := bufio.NewScanner(f)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		head, desc, ok := strings.Cut(line, " | ")
+		fields := strings.Fields(head)
+		if !ok || len(fields) < 3 || fields[2] != "pass" && fields[2] != "known" {
+			return nil, fmt.Errorf("%s:%d: want SEED DRAW pass|known [SYMPTOM] | DESCRIPTION", path, n)
+		}
+		seed, err1 := strconv.ParseUint(fields[0], 10, 64)
+		draw, err2 := strconv.Atoi(fields[1])
+		if err1 != nil || err2 != nil {
+			return nil, fmt.Errorf("%s:%d: bad seed or draw", path, n)
+		}
+		r := regression{seed: seed, draw: draw, desc: strings.TrimSpace(desc), line: n}
+		if fields[2] == "known" {
+			r.known = strings.Join(fields[3:], " ")
+			if r.known == "" {
+				r.known = "fails"
+			}
+		}
+		out = append(out, r)
+	}
+	return out, sc.Err()
+}
+
+// TestFixedSeeds checks the CI seed set: every draw must compile within
+// the budgets and match the interpreter, except the draws cases.txt marks
+// known (TestRegressions runs those).
+func TestFixedSeeds(t *testing.T) {
+	c := requireChecker(t)
+	cases, err := readCases(casesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[int]bool{}
+	for _, rc := range cases {
+		if rc.seed == ciSeed && rc.known != "" {
+			known[rc.draw] = true
+		}
+	}
+	var draws []int
+	for k := 0; k < ciDraws; k++ {
+		if !known[k] {
+			draws = append(draws, k)
+		}
+	}
+	var log strings.Builder
+	r := &runner{c: c, seed: ciSeed, log: &log}
+	st := r.run(context.Background(), draws, ciBatch)
+	var sb strings.Builder
+	st.print(&sb)
+	t.Log(sb.String())
+	for _, f := range st.failures {
+		t.Errorf("%s\n(replay: go run ./scripts/shapefuzz -seed %d -draw %d -keep DIR)", f, f.seed, f.draws[0])
+	}
+	if len(st.perFamily) != len(families) {
+		t.Errorf("the seed set draws %d of the %d families", len(st.perFamily), len(families))
+	}
+}
+
+// TestRegressions replays every draw of cases.txt alone: a "pass" one
+// must pass; a "known" one (a failure recorded for another part of the
+// compiler) is reported with its current outcome. Each line's description
+// must still be what the draw gives (the generator is unchanged).
+func TestRegressions(t *testing.T) {
+	c := requireChecker(t)
+	cases, err := readCases(casesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) == 0 {
+		t.Fatalf("%s lists no cases", casesPath)
+	}
+	for _, rc := range cases {
+		t.Run(fmt.Sprintf("seed%d_draw%d", rc.seed, rc.draw), func(t *testing.T) {
+			r := &runner{c: c, seed: rc.seed, log: io.Discard}
+			data, descs, _, err := r.model([]int{rc.draw})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if descs[0] != rc.desc {
+				t.Fatalf("%s:%d: the draw is now %q, the list says %q", casesPath, rc.line, descs[0], rc.desc)
+			}
+			res := c.check(context.Background(), data)
+			switch {
+			case rc.known == "" && res.Kind != "":
+				t.Errorf("%s | %s", res, rc.desc)
+			case rc.known != "" && res.Kind == "":
+				t.Logf("known failure (%s) now passes: mark it pass in %s:%d", rc.known, casesPath, rc.line)
+			case rc.known != "":
+				t.Logf("still fails as known (%s): %s", rc.known, res)
+			}
+		})
+	}
+}
+
+// TestDrawsAreValid checks, without any tool, that a thousand draws of
+// every family import as valid ONNX models (the fuzzer draws only valid
+// geometries) and that a draw is the same alone and batched.
+func TestDrawsAreValid(t *testing.T) {
+	r := &runner{seed: 7, log: io.Discard}
+	for k := 0; k < 1000; k += 10 {
+		ks := []int{k, k + 1, k + 2, k + 3, k + 4, k + 5, k + 6, k + 7, k + 8, k + 9}
+		data, descs, _, err := r.model(ks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := importer.ImportBytes(data, importer.Options{}); err != nil {
+			t.Errorf("draws %d-%d: %v\n%s", k, k+9, err, strings.Join(descs, "\n"))
+		}
+		_, alone, _, _ := r.model([]int{k + 3})
+		if alone[0] != descs[3] {
+			t.Fatalf("draw %d alone is %q, batched %q", k+3, alone[0], descs[3])
+		}
+	}
+}
