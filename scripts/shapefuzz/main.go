@@ -24,6 +24,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -33,12 +34,13 @@ func main() {
 	n := flag.Int("n", 300, "number of draws")
 	first := flag.Int("first", 0, "index of the first draw")
 	draw := flag.Int("draw", -1, "check only draw K of the seed")
+	list := flag.String("draws", "", "check only these draws (K,K,...), together in one model")
 	batch := flag.Int("batch", 8, "draws per model (one compile)")
 	only := flag.String("family", "", "draw only this family ("+familyNames()+")")
 	keep := flag.String("keep", "", "write each failing draw's model to DIR/seedS-drawK/")
 	replay := flag.String("replay", "", "check the ONNX model FILE instead of drawing")
 	timeout := flag.Duration("timeout", 60*time.Second, "time-out of each tool run")
-	budget := flag.Duration("budget", 20*time.Second, "a lowering slower than this is a failure")
+	budget := flag.Duration("budget", 20*time.Second, "a lowering taking more CPU time than this is a failure")
 	budgetMB := flag.Int64("budget-mb", 2048, "a tool using more memory (MB) is a failure")
 	passes := flag.String("passes", "", "passes.txt (default: the repository's)")
 	prefix := flag.String("llvm-prefix", "", "LLVM/MLIR installation prefix")
@@ -61,7 +63,7 @@ func main() {
 			os.Exit(1)
 		}
 		res := c.check(ctx, data)
-		fmt.Printf("%s: %s (mlir-opt %.2fs)\n", *replay, res, res.Lower.Seconds())
+		fmt.Printf("%s: %s (mlir-opt %.2fs CPU, %.2fs wall)\n", *replay, res, res.Lower.Seconds(), res.Wall.Seconds())
 		if res.Kind != "" {
 			os.Exit(1)
 		}
@@ -69,9 +71,20 @@ func main() {
 	}
 	r := &runner{c: c, seed: *seed, only: *only, keep: *keep, log: os.Stdout, verbose: *verbose}
 	draws := make([]int, 0, *n)
-	if *draw >= 0 {
+	switch {
+	case *list != "":
+		for _, f := range strings.Split(*list, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "shapefuzz: -draws:", err)
+				os.Exit(2)
+			}
+			draws = append(draws, k)
+		}
+		*batch = len(draws)
+	case *draw >= 0:
 		draws = append(draws, *draw)
-	} else {
+	default:
 		for k := *first; k < *first+*n; k++ {
 			draws = append(draws, k)
 		}
@@ -110,10 +123,11 @@ func findPasses() string {
 
 // failure is one failing draw (or a batch whose draws pass alone).
 type failure struct {
-	seed  uint64
-	draws []int
-	desc  string
-	res   outcome
+	seed     uint64
+	draws    []int
+	desc     string
+	res      outcome
+	together bool // the draws fail only together, each passes alone
 }
 
 func (f failure) String() string {
@@ -121,7 +135,11 @@ func (f failure) String() string {
 	for i, k := range f.draws {
 		ks[i] = fmt.Sprint(k)
 	}
-	return fmt.Sprintf("FAIL seed=%d draw=%s %s | %s", f.seed, strings.Join(ks, ","), f.res, f.desc)
+	what := "draw=" + strings.Join(ks, ",")
+	if f.together {
+		what = "draws=" + strings.Join(ks, ",") + " (only together)"
+	}
+	return fmt.Sprintf("FAIL seed=%d %s %s | %s", f.seed, what, f.res, f.desc)
 }
 
 // stats counts a run.
@@ -142,7 +160,7 @@ func (s *stats) print(w io.Writer) {
 		fams = append(fams, fmt.Sprintf("%s %d", f, k))
 	}
 	sort.Strings(fams)
-	fmt.Fprintf(w, "shapefuzz: %d draws (%s) in %d models, %d failures; %.1fs wall, mlir-opt %.1fs in all, slowest %.2fs (%s), peak tool RSS %d MB\n",
+	fmt.Fprintf(w, "shapefuzz: %d draws (%s) in %d models, %d failures; %.1fs wall, mlir-opt %.1fs CPU in all, slowest %.2fs (%s), peak tool RSS %d MB\n",
 		s.draws, strings.Join(fams, ", "), s.models, len(s.failures), s.wall.Seconds(), s.lower.Seconds(), s.slowest.Seconds(), s.slowestWhat, s.rss>>20)
 	for _, f := range s.failures {
 		fmt.Fprintln(w, f)
@@ -203,7 +221,7 @@ func (r *runner) runBatch(ctx context.Context, ks []int, st *stats) {
 		for j, k := range ks {
 			fmt.Fprintf(r.log, "seed=%d draw=%d %s\n", r.seed, k, descs[j])
 		}
-		fmt.Fprintf(r.log, "  -> %s (mlir-opt %.2fs)\n", res, res.Lower.Seconds())
+		fmt.Fprintf(r.log, "  -> %s (mlir-opt %.2fs CPU, %.2fs wall)\n", res, res.Lower.Seconds(), res.Wall.Seconds())
 	}
 	if res.Kind == "" {
 		return
@@ -243,8 +261,42 @@ func (r *runner) runBatch(ctx context.Context, ks []int, st *stats) {
 		}
 	}
 	if !found {
-		r.fail(st, failure{seed: r.seed, draws: ks, desc: "(each draw passes alone) " + strings.Join(descs, "; "), res: res}, data)
+		// Only together: narrow the batch down to a smaller failing set.
+		ks, res = r.narrow(ctx, st, ks, res)
+		data, descs, _, _ = r.model(ks)
+		r.fail(st, failure{seed: r.seed, draws: ks, desc: strings.Join(descs, "; "), res: res, together: true}, data)
 	}
+}
+
+// narrow drops draws from a failing set ks (whose draws pass alone) while
+// the rest still fails: first halves, then one draw at a time. It returns
+// the set left and its outcome.
+func (r *runner) narrow(ctx context.Context, st *stats, ks []int, res outcome) ([]int, outcome) {
+	fails := func(set []int) (bool, outcome) {
+		data, _, _, _ := r.model(set)
+		o := r.c.check(ctx, data)
+		r.account(st, o, fmt.Sprintf("draws %v", set))
+		return o.Kind != "", o
+	}
+	for len(ks) > 2 {
+		h := len(ks) / 2
+		if ok, o := fails(ks[:h]); ok {
+			ks, res = ks[:h], o
+		} else if ok, o := fails(ks[h:]); ok {
+			ks, res = ks[h:], o
+		} else {
+			break
+		}
+	}
+	for i := 0; len(ks) > 2 && i < len(ks); {
+		rest := append(append([]int{}, ks[:i]...), ks[i+1:]...)
+		if ok, o := fails(rest); ok {
+			ks, res = rest, o
+		} else {
+			i++
+		}
+	}
+	return ks, res
 }
 
 func (r *runner) account(st *stats, res outcome, what string) {

@@ -71,10 +71,11 @@ type outcome struct {
 	Detail string
 	// Bad holds the indices of the outputs that differ (Kind mismatch).
 	Bad []int
-	// Lower is mlir-opt's time; RSS the largest resident set of any tool
-	// run so far (bytes; monotone over the process, see docs).
-	Lower time.Duration
-	RSS   int64
+	// Lower is mlir-opt's CPU time (user and system), Wall its wall-clock
+	// time; RSS the largest resident set of any tool run so far (bytes;
+	// monotone over the process, see docs).
+	Lower, Wall time.Duration
+	RSS         int64
 }
 
 func (o outcome) String() string {
@@ -173,22 +174,28 @@ func (c *checker) build(ctx context.Context, mod *niro.Module, inputs []tensorio
 	tc.ToolTimeout = c.Timeout
 	lctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
+	cpu0, _ := children()
 	start := time.Now()
 	lowered, err := c.lower(lctx, &tc, out)
-	res.Lower = time.Since(start)
-	res.RSS = childrenRSS()
+	res.Wall = time.Since(start)
+	cpu1, rss := children()
+	res.Lower, res.RSS = cpu1-cpu0, rss
 	if err != nil {
 		var te *toolchain.TimeoutError
 		if errors.As(err, &te) || lctx.Err() != nil {
-			return nil, outcome{Kind: "timeout", Detail: fmt.Sprintf("mlir-opt ran past %v and was killed", c.Timeout), Lower: res.Lower}
+			res.Kind, res.Detail = "timeout", fmt.Sprintf("mlir-opt ran past %v and was killed", c.Timeout)
+			return nil, res
 		}
-		return nil, outcome{Kind: "compile", Detail: oneLine(err), Lower: res.Lower}
+		res.Kind, res.Detail = "compile", oneLine(err)
+		return nil, res
 	}
 	if res.Lower > c.BudgetTime {
-		return nil, outcome{Kind: "budget", Detail: fmt.Sprintf("mlir-opt took %.1fs (budget %v)", res.Lower.Seconds(), c.BudgetTime), Lower: res.Lower, RSS: res.RSS}
+		res.Kind, res.Detail = "budget", fmt.Sprintf("mlir-opt took %.1fs of CPU (budget %v)", res.Lower.Seconds(), c.BudgetTime)
+		return nil, res
 	}
 	if res.RSS > c.BudgetRSS {
-		return nil, outcome{Kind: "budget", Detail: fmt.Sprintf("a tool's peak RSS %d MB (budget %d MB)", res.RSS>>20, c.BudgetRSS>>20), Lower: res.Lower, RSS: res.RSS}
+		res.Kind, res.Detail = "budget", fmt.Sprintf("a tool's peak RSS %d MB (budget %d MB)", res.RSS>>20, c.BudgetRSS>>20)
+		return nil, res
 	}
 	e := out.Entry
 	spec := harness.Spec{Func: e.Name, Runs: 1}
@@ -230,7 +237,8 @@ func (c *checker) build(ctx context.Context, mod *niro.Module, inputs []tensorio
 		if errors.As(err, &te) || rctx.Err() != nil {
 			kind = "timeout"
 		}
-		return nil, outcome{Kind: kind, Detail: oneLine(err), Lower: res.Lower, RSS: res.RSS}
+		res.Kind, res.Detail = kind, oneLine(err)
+		return nil, res
 	}
 	var got []tensorio.Tensor
 	for i, o := range e.Outputs {
@@ -251,14 +259,16 @@ func (c *checker) lower(ctx context.Context, tc *toolchain.Toolchain, out *emit.
 	return tc.LowerFrom(ctx, out.WriteMLIR, c.host)
 }
 
-// childrenRSS is the largest resident set of any child process waited for
-// so far (getrusage RUSAGE_CHILDREN), in bytes.
-func childrenRSS() int64 {
+// children returns the CPU time (user and system) of the child processes
+// waited for so far and the largest resident set of any of them, in bytes
+// (getrusage RUSAGE_CHILDREN).
+func children() (time.Duration, int64) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
-		return 0
+		return 0, 0
 	}
-	return ru.Maxrss * 1024
+	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cpu, ru.Maxrss * 1024
 }
 
 // firstDiff returns the first element where got and want differ in their

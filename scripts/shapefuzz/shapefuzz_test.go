@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/niro-dev/niro/importer"
+	"github.com/niro-dev/niro/niro"
+	"github.com/niro-dev/niro/tensorio"
 )
 
 // The fixed seed set CI runs: seed 1, draws 0 to 299, 12 draws a model.
@@ -49,22 +52,25 @@ func requireChecker(t *testing.T) *checker {
 	c := *testChecker.c
 	// A lowering over the budget is a failure anyway: the time-out only
 	// has to exceed it.
-	c.Timeout = c.BudgetTime + 10*time.Second
+	c.Timeout = c.BudgetTime + 2*time.Second
 	return &c
 }
 
-// regression is one line of cases.txt: a draw, whether it is known to
-// still fail (and how), and its description.
+// regression is one line of cases.txt: a draw (or draws that fail only
+// together, in one model), whether it is known to still fail (and how),
+// and its description.
 type regression struct {
 	seed  uint64
-	draw  int
+	draws []int
 	known string // "" when it must pass
 	desc  string
 	line  int
 }
 
-// readCases parses cases.txt: "SEED DRAW pass | DESCRIPTION" or
-// "SEED DRAW known SYMPTOM | DESCRIPTION"; # starts a comment line.
+// readCases parses cases.txt: "SEED DRAWS pass | DESCRIPTION" or
+// "SEED DRAWS known SYMPTOM | DESCRIPTION", DRAWS one draw or K,K,...
+// and the description the draws' joined by "; "; # starts a comment
+// line.
 func readCases(path string) ([]regression, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,12 +89,18 @@ func readCases(path string) ([]regression, error) {
 		if !ok || len(fields) < 3 || fields[2] != "pass" && fields[2] != "known" {
 			return nil, fmt.Errorf("%s:%d: want SEED DRAW pass|known [SYMPTOM] | DESCRIPTION", path, n)
 		}
-		seed, err1 := strconv.ParseUint(fields[0], 10, 64)
-		draw, err2 := strconv.Atoi(fields[1])
-		if err1 != nil || err2 != nil {
-			return nil, fmt.Errorf("%s:%d: bad seed or draw", path, n)
+		seed, err := strconv.ParseUint(fields[0], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: bad seed", path, n)
 		}
-		r := regression{seed: seed, draw: draw, desc: strings.TrimSpace(desc), line: n}
+		r := regression{seed: seed, desc: strings.TrimSpace(desc), line: n}
+		for _, f := range strings.Split(fields[1], ",") {
+			k, err := strconv.Atoi(f)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: bad draw %q", path, n, f)
+			}
+			r.draws = append(r.draws, k)
+		}
 		if fields[2] == "known" {
 			r.known = strings.Join(fields[3:], " ")
 			if r.known == "" {
@@ -112,7 +124,9 @@ func TestFixedSeeds(t *testing.T) {
 	known := map[int]bool{}
 	for _, rc := range cases {
 		if rc.seed == ciSeed && rc.known != "" {
-			known[rc.draw] = true
+			for _, k := range rc.draws {
+				known[k] = true
+			}
 		}
 	}
 	var draws []int
@@ -135,7 +149,7 @@ func TestFixedSeeds(t *testing.T) {
 	}
 }
 
-// TestRegressions replays every draw of cases.txt alone: a "pass" one
+// TestRegressions replays every case of cases.txt on its own: a "pass" one
 // must pass; a "known" one (a failure recorded for another part of the
 // compiler) is reported with its current outcome. Each line's description
 // must still be what the draw gives (the generator is unchanged).
@@ -149,14 +163,18 @@ func TestRegressions(t *testing.T) {
 		t.Fatalf("%s lists no cases", casesPath)
 	}
 	for _, rc := range cases {
-		t.Run(fmt.Sprintf("seed%d_draw%d", rc.seed, rc.draw), func(t *testing.T) {
+		name := fmt.Sprintf("seed%d_draw%d", rc.seed, rc.draws[0])
+		for _, k := range rc.draws[1:] {
+			name += fmt.Sprintf("_%d", k)
+		}
+		t.Run(name, func(t *testing.T) {
 			r := &runner{c: c, seed: rc.seed, log: io.Discard}
-			data, descs, _, err := r.model([]int{rc.draw})
+			data, descs, _, err := r.model(rc.draws)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if descs[0] != rc.desc {
-				t.Fatalf("%s:%d: the draw is now %q, the list says %q", casesPath, rc.line, descs[0], rc.desc)
+			if d := strings.Join(descs, "; "); d != rc.desc {
+				t.Fatalf("%s:%d: the draws are now %q, the list says %q", casesPath, rc.line, d, rc.desc)
 			}
 			res := c.check(context.Background(), data)
 			switch {
@@ -189,5 +207,32 @@ func TestDrawsAreValid(t *testing.T) {
 		if alone[0] != descs[3] {
 			t.Fatalf("draw %d alone is %q, batched %q", k+3, alone[0], descs[3])
 		}
+	}
+}
+
+// TestFirstDiff checks the comparison: bits, not values (−0 differs from
+// +0), any NaN equal to any NaN, f16 NaNs by their bits.
+func TestFirstDiff(t *testing.T) {
+	f32 := func(v ...float64) tensorio.Tensor {
+		return tensorio.Tensor{Elem: niro.F32, Dims: []int64{int64(len(v))}, Data: floatBytes(niro.F32, v)}
+	}
+	nan, negZero := math.NaN(), math.Copysign(0, -1)
+	if at := firstDiff(f32(1, nan, 3), f32(1, -nan, 3)); at != -1 {
+		t.Errorf("NaN against NaN: differ at %d", at)
+	}
+	if at := firstDiff(f32(1, 0, 3), f32(1, negZero, 3)); at != 1 {
+		t.Errorf("+0 against −0: firstDiff = %d, want 1", at)
+	}
+	if at := firstDiff(f32(1, 2, 3), f32(1, 2, float64(math.Nextafter32(3, 4)))); at != 2 {
+		t.Errorf("one ulp: firstDiff = %d, want 2", at)
+	}
+	h := func(bits uint16) tensorio.Tensor {
+		return tensorio.Tensor{Elem: niro.F16, Dims: []int64{1}, Data: []byte{byte(bits), byte(bits >> 8)}}
+	}
+	if at := firstDiff(h(0x7e00), h(0xfe01)); at != -1 {
+		t.Errorf("f16 NaNs differ at %d", at)
+	}
+	if at := firstDiff(h(0x7c00), h(0x7e00)); at != 0 {
+		t.Errorf("f16 inf against NaN: firstDiff = %d, want 0", at)
 	}
 }
