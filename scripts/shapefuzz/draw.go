@@ -104,11 +104,19 @@ func outExtent(in, k, s, d, pb, pe int64) int64 {
 }
 
 // drawConvGeom draws the spatial geometry for rank rank with channels
-// fixed; it keeps the work (multiply-adds) under a bound.
+// fixed; it keeps the work (multiply-adds) under a bound. Two draws in
+// five are the blocks of real networks: a square odd kernel, "same"
+// padding, stride 1 or 2, a square input; the others draw every axis on
+// its own (asymmetric pads, dilations, any stride).
 func drawConvGeom(r *rand.Rand, g *convGeom, rank int) {
 	for try := 0; ; try++ {
 		g.in, g.k, g.s, g.d, g.padsB, g.padsE, g.out = nil, nil, nil, nil, nil, nil, nil
 		work := g.n * g.m * (g.c / g.group)
+		same := chance(r, 0.4)
+		sk, ss, sin := pick[int64](r, 1, 3, 3, 3, 5, 7), pick[int64](r, 1, 1, 1, 2), extent(r, rank < 3 && try < 5)
+		if rank == 3 {
+			sk, sin = pick[int64](r, 1, 3), pick[int64](r, 2, 3, 4, 5, 8)
+		}
 		for i := 0; i < rank; i++ {
 			in := extent(r, rank == 1 || try < 5 && rank == 2)
 			if rank == 3 {
@@ -127,6 +135,10 @@ func drawConvGeom(r *rand.Rand, g *convGeom, rank int) {
 				if chance(r, 0.5) {
 					pe = pb
 				}
+			}
+			if same {
+				in, k, s, d, eff = sin, sk, ss, 1, sk
+				pb, pe = (k-1)/2, (k-1)/2
 			}
 			if in+pb+pe < eff {
 				// Grow the input to hold the kernel.

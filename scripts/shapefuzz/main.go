@@ -34,7 +34,7 @@ func main() {
 	n := flag.Int("n", 300, "number of draws")
 	first := flag.Int("first", 0, "index of the first draw")
 	draw := flag.Int("draw", -1, "check only draw K of the seed")
-	list := flag.String("draws", "", "check only these draws (K,K,...), together in one model")
+	drawsFlag := flag.String("draws", "", "check only these draws (K,K,...), together in one model")
 	batch := flag.Int("batch", 8, "draws per model (one compile)")
 	only := flag.String("family", "", "draw only this family ("+familyNames()+")")
 	keep := flag.String("keep", "", "write each failing draw's model to DIR/seedS-drawK/")
@@ -45,8 +45,23 @@ func main() {
 	passes := flag.String("passes", "", "passes.txt (default: the repository's)")
 	prefix := flag.String("llvm-prefix", "", "LLVM/MLIR installation prefix")
 	verbose := flag.Bool("v", false, "print every draw")
+	list := flag.Bool("list", false, "print the draws' descriptions without compiling anything")
 	flag.Parse()
 	ctx := context.Background()
+	draws, err := drawList(*drawsFlag, *draw, *first, *n)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "shapefuzz:", err)
+		os.Exit(2)
+	}
+	if *drawsFlag != "" {
+		*batch = len(draws)
+	}
+	if *list {
+		for _, k := range draws {
+			fmt.Printf("seed=%d draw=%d %s\n", *seed, k, drawInto(&graph{}, *seed, k, *only))
+		}
+		return
+	}
 	if *passes == "" {
 		*passes = findPasses()
 	}
@@ -70,30 +85,34 @@ func main() {
 		return
 	}
 	r := &runner{c: c, seed: *seed, only: *only, keep: *keep, log: os.Stdout, verbose: *verbose}
-	draws := make([]int, 0, *n)
-	switch {
-	case *list != "":
-		for _, f := range strings.Split(*list, ",") {
-			k, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil {
-				fmt.Fprintln(os.Stderr, "shapefuzz: -draws:", err)
-				os.Exit(2)
-			}
-			draws = append(draws, k)
-		}
-		*batch = len(draws)
-	case *draw >= 0:
-		draws = append(draws, *draw)
-	default:
-		for k := *first; k < *first+*n; k++ {
-			draws = append(draws, k)
-		}
-	}
 	st := r.run(ctx, draws, *batch)
 	st.print(os.Stdout)
 	if len(st.failures) > 0 {
 		os.Exit(1)
 	}
+}
+
+// drawList is the draws to check: the list given (-draws), the one draw
+// (-draw), or n draws from first.
+func drawList(list string, draw, first, n int) ([]int, error) {
+	var draws []int
+	switch {
+	case list != "":
+		for _, f := range strings.Split(list, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil {
+				return nil, fmt.Errorf("-draws: %v", err)
+			}
+			draws = append(draws, k)
+		}
+	case draw >= 0:
+		draws = append(draws, draw)
+	default:
+		for k := first; k < first+n; k++ {
+			draws = append(draws, k)
+		}
+	}
+	return draws, nil
 }
 
 func familyNames() string {
