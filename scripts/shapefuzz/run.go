@@ -73,7 +73,8 @@ type outcome struct {
 	Bad []int
 	// Lower is mlir-opt's CPU time (user and system), Wall its wall-clock
 	// time; RSS the largest resident set of any tool run so far (bytes;
-	// monotone over the process, see docs).
+	// monotone over the process: it is this compile's peak only when the
+	// compile raised it, see docs).
 	Lower, Wall time.Duration
 	RSS         int64
 }
@@ -174,12 +175,16 @@ func (c *checker) build(ctx context.Context, mod *niro.Module, inputs []tensorio
 	tc.ToolTimeout = c.Timeout
 	lctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
-	cpu0, _ := children()
+	cpu0, rss0 := children()
 	start := time.Now()
 	lowered, err := c.lower(lctx, &tc, out)
 	res.Wall = time.Since(start)
-	cpu1, rss := children()
-	res.Lower, res.RSS = cpu1-cpu0, rss
+	cpu1, rss1 := children()
+	res.Lower, res.RSS = cpu1-cpu0, rss1
+	// The peak is the process's children's: it tells this compile's only
+	// when the compile raised it, so a compile is over the budget when it
+	// took the peak past it (a later one is not blamed for an earlier one).
+	overRSS := rss1 > c.BudgetRSS && rss1 > rss0
 	if err != nil {
 		var te *toolchain.TimeoutError
 		if errors.As(err, &te) || lctx.Err() != nil {
@@ -193,7 +198,7 @@ func (c *checker) build(ctx context.Context, mod *niro.Module, inputs []tensorio
 		res.Kind, res.Detail = "budget", fmt.Sprintf("mlir-opt took %.1fs of CPU (budget %v)", res.Lower.Seconds(), c.BudgetTime)
 		return nil, res
 	}
-	if res.RSS > c.BudgetRSS {
+	if overRSS {
 		res.Kind, res.Detail = "budget", fmt.Sprintf("a tool's peak RSS %d MB (budget %d MB)", res.RSS>>20, c.BudgetRSS>>20)
 		return nil, res
 	}
