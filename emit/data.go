@@ -112,8 +112,13 @@ func (fe *funcEmitter) concat(op *niro.Concat) {
 	}
 }
 
-// slice lowers Slice: a tensor.extract_slice when every step is positive,
-// else a generic whose input map reads start + i*step on every axis.
+// slice lowers Slice: a tensor.extract_slice when every step is positive.
+// Otherwise the extract_slice takes, on each axis, the elements the slice
+// reads in ascending order (from the lowest index, |step| apart), so that
+// its extents are the result's, and a generic reverses the axes of a
+// negative step (input map rdim−1 − d). An input read at a plain dimension
+// whose extent differs from the result's fails linalg's verifier (the loop
+// range is inferred from the input), which this avoids.
 func (fe *funcEmitter) slice(op *niro.Slice) {
 	res, x := op.Result, op.X
 	rt, ok := rankedTensor(res)
@@ -145,38 +150,33 @@ func (fe *funcEmitter) slice(op *niro.Slice) {
 			name(res), name(x), dimList(starts), dimList(rdims), dimList(steps), fe.typ(x), fe.typ(res))
 		return
 	}
+	offs, strides := make([]int64, R), make([]int64, R)
 	exprs := make([]string, R)
 	for a := range exprs {
-		exprs[a] = stridedExpr(starts[a], steps[a], "d"+strconv.Itoa(a))
+		d := "d" + strconv.Itoa(a)
+		offs[a], strides[a], exprs[a] = starts[a], steps[a], d
+		if steps[a] < 0 {
+			offs[a], strides[a] = starts[a]+(rdims[a]-1)*steps[a], -steps[a]
+			exprs[a] = reversedExpr(rdims[a], d)
+		}
 	}
+	window := fe.tmp()
+	fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s",
+		window, name(x), dimList(offs), dimList(rdims), dimList(strides), fe.typ(x), fe.typ(res))
 	dst := fe.empty(rdims, elem, nil)
 	fe.generic(name(res), parallel(R),
-		[]genericOperand{{name: name(x), typ: fe.typ(x), elem: elem, amap: affineMap(R, exprs)}},
+		[]genericOperand{{name: window, typ: fe.typ(res), elem: elem, amap: affineMap(R, exprs)}},
 		genericOperand{name: dst, typ: fe.typ(res), elem: elem, amap: identityMap(R)},
 		"", func(args []string) string { return args[0] })
 }
 
-// stridedExpr returns the affine expression start + d*step.
-func stridedExpr(start, step int64, d string) string {
-	var term string
-	switch {
-	case step == 1:
-		term = d
-	case step == -1:
-		term = "-" + d
-	default:
-		term = d + " * " + strconv.FormatInt(step, 10)
+// reversedExpr returns the affine expression (n − 1) − d: axis d of
+// extent n read backwards.
+func reversedExpr(n int64, d string) string {
+	if n == 1 {
+		return "-" + d
 	}
-	if start == 0 {
-		return term
-	}
-	if strings.HasPrefix(term, "-") {
-		return strconv.FormatInt(start, 10) + " - " + term[1:]
-	}
-	if step < 0 {
-		return strconv.FormatInt(start, 10) + " - " + d + " * " + strconv.FormatInt(-step, 10)
-	}
-	return strconv.FormatInt(start, 10) + " + " + term
+	return strconv.FormatInt(n-1, 10) + " - " + d
 }
 
 func ones(n int) []int64 {

@@ -113,6 +113,7 @@ func (fe *funcEmitter) pool(op *niro.Pool) {
 	} else {
 		var xdims []int64
 		xp, xdims = fe.padWith(name(x), fe.typ(x), xt.Dims, elem, lo, hi, pv)
+		xp, xdims = fe.poolFootprint(xp, xdims, elem, rt.Dims, op)
 		xtyp = tensorTypeOf(xdims, elem)
 		xExprs = []string{d(0), d(1)}
 		for i := 0; i < P; i++ {
@@ -431,4 +432,32 @@ func (fe *funcEmitter) maxPoolIndices(op *niro.MaxPoolIndices) {
 			return []string{nv, ni}
 		})
 	fe.rename2(both+"#1", name(res), fe.typ(res))
+}
+
+// poolFootprint cuts the (padded) input x of dims to the elements the
+// windows read, (O−1)·stride + (K−1)·dilation + 1 along each spatial
+// axis, when it is longer (a stride that leaves the last input elements
+// unread). An unread tail would break the generic once a unit loop is
+// folded away (the host pipeline's fold-unit-extent-dims before row
+// fusion): an output extent of 1 turns the window expression o·s + k into
+// the plain k, and linalg then infers k's range from the input's longer
+// extent and refuses the kernel operand ("inferred input/output operand
+// #1 has shape's dimension #0 to be 3, but found 2").
+func (fe *funcEmitter) poolFootprint(x string, dims []int64, elem string, out []int64, op *niro.Pool) (string, []int64) {
+	S := len(dims) - 2
+	cut := append([]int64(nil), dims...)
+	shorter := false
+	for i := 0; i < S; i++ {
+		foot := (out[2+i]-1)*op.Strides[i] + (op.Kernel[i]-1)*op.Dilations[i] + 1
+		if foot < dims[2+i] {
+			cut[2+i], shorter = foot, true
+		}
+	}
+	if !shorter {
+		return x, dims
+	}
+	t := fe.tmp()
+	fe.line("%s = tensor.extract_slice %s[%s] [%s] [%s] : %s to %s", t, x, dimList(make([]int64, len(dims))),
+		dimList(cut), dimList(ones(len(dims))), tensorTypeOf(dims, elem), tensorTypeOf(cut, elem))
+	return t, cut
 }
