@@ -173,6 +173,10 @@ func (c *checker) build(ctx context.Context, mod *niro.Module, inputs []tensorio
 	defer os.RemoveAll(dir)
 	tc := *c.tc
 	tc.ToolTimeout = c.Timeout
+	// Strict: a schedule that fails is a failure here, not a fallback to
+	// plain loops (which would hide it); its budget is the fuzzer's.
+	tc.StrictSchedule = true
+	tc.ScheduleBudget = c.BudgetTime
 	lctx, cancel := context.WithTimeout(ctx, c.Timeout)
 	defer cancel()
 	cpu0, rss0 := children()
