@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -37,6 +39,23 @@ type checker struct {
 	// over either is a failure.
 	BudgetTime time.Duration
 	BudgetRSS  int64 // bytes
+	// Tags, when not nil, counts the schedule tags (niro.* unit
+	// attributes of linalg ops) of every module compiled: which forms
+	// the draws reached.
+	Tags map[string]int
+}
+
+var tagDictRE = regexp.MustCompile(` attrs = \{([^{}]*)\}`)
+
+// countTags adds the niro.* unit attributes of the MLIR text to tags.
+func countTags(tags map[string]int, text []byte) {
+	for _, m := range tagDictRE.FindAllSubmatch(text, -1) {
+		for _, e := range bytes.Split(m[1], []byte(",")) {
+			if e = bytes.TrimSpace(e); bytes.HasPrefix(e, []byte("niro.")) && !bytes.ContainsAny(e, " =") {
+				tags[string(e)]++
+			}
+		}
+	}
 }
 
 // newChecker finds the tools under prefix and reads the host pipeline
@@ -265,7 +284,15 @@ func (c *checker) build(ctx context.Context, mod *niro.Module, inputs []tensorio
 // strict-schedule option (a schedule failure an error rather than a
 // recompile without schedule tags) belongs once the toolchain has one.
 func (c *checker) lower(ctx context.Context, tc *toolchain.Toolchain, out *emit.Output) (string, error) {
-	return tc.LowerFrom(ctx, out.WriteMLIR, c.host)
+	if c.Tags == nil {
+		return tc.LowerFrom(ctx, out.WriteMLIR, c.host)
+	}
+	var text bytes.Buffer
+	lowered, err := tc.LowerFrom(ctx, func(w io.Writer) error {
+		return out.WriteMLIR(io.MultiWriter(w, &text))
+	}, c.host)
+	countTags(c.Tags, text.Bytes())
+	return lowered, err
 }
 
 // children returns the CPU time (user and system) of the child processes

@@ -9,6 +9,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -151,16 +153,51 @@ func TestFixedSeeds(t *testing.T) {
 	}
 	var log strings.Builder
 	r := &runner{c: c, seed: ciSeed, log: &log}
+	c.Tags = map[string]int{}
+	defer func() { c.Tags = nil }()
 	st := r.run(context.Background(), draws, ciBatch)
 	var sb strings.Builder
 	st.print(&sb)
 	t.Log(sb.String())
+	var seen []string
+	for tag, n := range c.Tags {
+		seen = append(seen, fmt.Sprintf("%s %d", tag, n))
+	}
+	sort.Strings(seen)
+	t.Logf("schedule tags compiled: %s", strings.Join(seen, ", "))
+	// Every scheduled form (docs/emit.md, "The convolution forms' tags and
+	// their preconditions", and the contraction schedule) is reached by
+	// the seed set: compiled strictly and matched bit for bit, its draws
+	// check that emit tags a nest only where the form's sequence holds.
+	for form, re := range formTags {
+		n := 0
+		for tag, k := range c.Tags {
+			if re.MatchString(tag) {
+				n += k
+			}
+		}
+		if n == 0 {
+			t.Errorf("no draw of the seed set reaches the %s (tags %v)", form, re)
+		}
+	}
 	for _, f := range st.failures {
 		t.Errorf("%s\n(replay: go run ./scripts/shapefuzz -seed %d -draw %d -keep DIR)", f, f.seed, f.draws[0])
 	}
 	if len(st.perFamily) != len(families) {
 		t.Errorf("the seed set draws %d of the %d families", len(st.perFamily), len(families))
 	}
+}
+
+// formTags are the root tags of each scheduled form.
+var formTags = map[string]*regexp.Regexp{
+	"row form":                  regexp.MustCompile(`^niro\.conv2d_rows(_e)?$`),
+	"channels-last block":       regexp.MustCompile(`^niro\.conv2d(16|8)?(_e)?$`),
+	"1×1 product with epilogue": regexp.MustCompile(`^niro\.mm_e$`),
+	"per-group block":           regexp.MustCompile(`^niro\.conv2dg(16|8)?(_e)?$`),
+	"depthwise block":           regexp.MustCompile(`^niro\.dwconv2d(_e)?$`),
+	"pool block":                regexp.MustCompile(`^niro\.pool2d$`),
+	"contraction":               regexp.MustCompile(`^niro\.contraction$`),
+	"1-D and 3-D blocks":        regexp.MustCompile(`^niro\.epi_c(1|3)d(32|16|8)$`),
 }
 
 // TestRegressions replays every case of cases.txt on its own: a "pass" one
