@@ -12,4 +12,4 @@ require (
 	google.golang.org/protobuf v1.36.12
 )
 
-require golang.org/x/tools v0.26.0 // indirect
+require golang.org/x/tools v0.26.0
