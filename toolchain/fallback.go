@@ -44,7 +44,7 @@ const minRetryBudget = 100 * time.Millisecond
 type taggedNest struct {
 	line int      // 1-based line of the op
 	tags []string // its niro.* unit attributes, in order
-	loc  string   // the op's loc("NAME") (the ONNX node), or ""
+	loc  string   // the ONNX node its location names, or ""
 }
 
 // describe spells the nest for the fallback line: its tags, joined by +,
@@ -58,10 +58,17 @@ func (n taggedNest) describe() string {
 }
 
 var (
-	attrsRE  = regexp.MustCompile(` attrs = \{([^{}]*)\}`)
-	unitTag  = regexp.MustCompile(`^niro\.[A-Za-z0-9_.]+$`)
-	locEndRE = regexp.MustCompile(`loc\(("(?:[^"\\]|\\.)*")\)\s*$`)
+	attrsRE = regexp.MustCompile(` attrs = \{([^{}]*)\}`)
+	unitTag = regexp.MustCompile(`^niro\.[A-Za-z0-9_.]+$`)
 )
+
+// ScheduleTags returns the schedule tags of one line of MLIR text: the
+// niro.* unit attributes of the linalg op whose attribute dictionary
+// (`attrs = {...}`) the line holds, or nil.
+func ScheduleTags(line string) []string {
+	tags, _ := opTags(line)
+	return tags
+}
 
 // opTags returns the niro.* unit attributes of a line holding a linalg
 // op's attribute dictionary (`attrs = {...}`, the structured ops' syntax)
@@ -86,24 +93,6 @@ func opTags(line string) ([]string, []int) {
 	return tags, m
 }
 
-// lineLoc returns the name in a loc("NAME") ending line, or "".
-func lineLoc(line string) string {
-	m := locEndRE.FindStringSubmatch(line)
-	if m == nil {
-		return ""
-	}
-	s, err := strconv.Unquote(m[1])
-	if err != nil {
-		return ""
-	}
-	return s
-}
-
-// indentOf returns line's leading blanks.
-func indentOf(line string) string {
-	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
-}
-
 // forEachLine calls fn with each line of r, its newline kept.
 func forEachLine(r io.Reader, fn func(line string) error) error {
 	br := bufio.NewReaderSize(r, 256<<10)
@@ -124,10 +113,8 @@ func forEachLine(r io.Reader, fn func(line string) error) error {
 }
 
 // scanNests returns the tagged nests of the MLIR file path and its number
-// of lines. A nest's
-// location is the loc("NAME") that ends its op line, or else the line that
-// closes its region (the first line after it, at its indentation, that
-// starts with "}").
+// of lines (the budget's measure); nameNests names them, when a fallback
+// is reported.
 func scanNests(path string) ([]taggedNest, int, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -135,48 +122,23 @@ func scanNests(path string) ([]taggedNest, int, error) {
 	}
 	defer f.Close()
 	var nests []taggedNest
-	open := map[string]int{} // indentation -> index of the nest whose region is open
 	n := 0
 	err = forEachLine(f, func(line string) error {
 		n++
-		line = strings.TrimRight(line, "\r\n")
-		ind := indentOf(line)
-		if i, ok := open[ind]; ok && strings.HasPrefix(line[len(ind):], "}") {
-			delete(open, ind)
-			if nests[i].loc == "" {
-				nests[i].loc = lineLoc(line)
-			}
-		}
-		tags, _ := opTags(line)
-		if tags == nil {
-			return nil
-		}
-		nests = append(nests, taggedNest{line: n, tags: tags, loc: lineLoc(line)})
-		if strings.HasSuffix(strings.TrimSpace(line), "{") {
-			open[ind] = len(nests) - 1
+		if tags, _ := opTags(line); tags != nil {
+			nests = append(nests, taggedNest{line: n, tags: tags})
 		}
 		return nil
 	})
-	if err != nil {
-		return nests, n, err
-	}
-	// emit writes locations as aliases (loc(#locN), the table after the
-	// module; docs/emit.md): LineLocs resolves them, giving a region op's
-	// first line the location of the line that closes it.
-	if err := nameNestsByAlias(path, nests); err != nil {
-		return nests, n, err
-	}
-	return nests, n, nil
+	return nests, n, err
 }
 
-// nameNestsByAlias sets the location of each nest that has none from
-// the location aliases of the file path.
-func nameNestsByAlias(path string, nests []taggedNest) error {
-	missing := false
-	for _, nst := range nests {
-		missing = missing || nst.loc == ""
-	}
-	if !missing {
+// nameNests sets each nest's location from the MLIR file path: emit
+// writes locations as aliases (loc(#locN), the table after the module;
+// docs/emit.md), which LineLocs resolves, giving a region op's first
+// line, where its tags are, the location of the line that closes it.
+func nameNests(path string, nests []taggedNest) error {
+	if len(nests) == 0 {
 		return nil
 	}
 	f, err := os.Open(path)
@@ -189,7 +151,7 @@ func nameNestsByAlias(path string, nests []taggedNest) error {
 		return err
 	}
 	for i := range nests {
-		if l := locs[nests[i].line]; nests[i].loc == "" && len(l) > 0 {
+		if l := locs[nests[i].line]; len(l) > 0 {
 			nests[i].loc = l[0].Node
 		}
 	}
@@ -310,6 +272,11 @@ func (tc *Toolchain) lowerScheduled(ctx context.Context, ws *workspace, p Pipeli
 	}
 	why := failureReason(err)
 	left := budget - used
+	// Only the fallback's line names the nests: their locations are read
+	// now (a line without names still says what fell back).
+	if tc.Warnings != nil {
+		_ = nameNests(ws.path(fileInput), nests)
+	}
 
 	// One family at a time, in the order of the pipeline's schedules.
 	for _, fam := range presentFamilies(nests) {

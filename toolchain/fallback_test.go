@@ -208,15 +208,17 @@ func TestScanAndStripNests(t *testing.T) {
     %1 = linalg.generic {iterator_types = ["parallel"]} ins(%0 : tensor<4xf32>) outs(%0 : tensor<4xf32>) attrs = {niro.conv2d_rows_e, niro.conv_epi} {
     ^bb0(%a: f32, %b: f32):
       linalg.yield %a : f32
-    } -> tensor<4xf32> loc("conv \"1\"")
+    } -> tensor<4xf32> loc(#loc0)
     %2 = linalg.generic {iterator_types = ["parallel"]} ins(%1 : tensor<4xf32>) outs(%1 : tensor<4xf32>) attrs = {niro.contraction, other = 1 : i64} {
     ^bb0(%a: f32, %b: f32):
       linalg.yield %a : f32
     } -> tensor<4xf32>
-    %3 = linalg.fill ins(%c : f32) outs(%2 : tensor<4xf32>) attrs = {niro.epi_rows32} -> tensor<4xf32> loc("fill")
+    %3 = linalg.fill ins(%c : f32) outs(%2 : tensor<4xf32>) attrs = {niro.epi_rows32} -> tensor<4xf32> loc(#loc1)
     func.return %3 : tensor<4xf32>
   }
 }
+#loc0 = loc("conv \22\31\22"("conv"))
+#loc1 = loc("fill"("fill"))
 `
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.mlir")
@@ -227,8 +229,11 @@ func TestScanAndStripNests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lines != 14 {
-		t.Errorf("%d lines, want 14", lines)
+	if lines != 16 {
+		t.Errorf("%d lines, want 16", lines)
+	}
+	if err := nameNests(in, nests); err != nil {
+		t.Fatal(err)
 	}
 	var got []string
 	for _, n := range nests {

@@ -11,7 +11,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -45,15 +44,11 @@ type checker struct {
 	Tags map[string]int
 }
 
-var tagDictRE = regexp.MustCompile(` attrs = \{([^{}]*)\}`)
-
-// countTags adds the niro.* unit attributes of the MLIR text to tags.
+// countTags adds the schedule tags of the MLIR text to tags.
 func countTags(tags map[string]int, text []byte) {
-	for _, m := range tagDictRE.FindAllSubmatch(text, -1) {
-		for _, e := range bytes.Split(m[1], []byte(",")) {
-			if e = bytes.TrimSpace(e); bytes.HasPrefix(e, []byte("niro.")) && !bytes.ContainsAny(e, " =") {
-				tags[string(e)]++
-			}
+	for _, line := range strings.Split(string(text), "\n") {
+		for _, tag := range toolchain.ScheduleTags(line) {
+			tags[tag]++
 		}
 	}
 }
